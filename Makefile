@@ -1,0 +1,29 @@
+# Two commands: `make run` (the main job) and `make test` (the whole suite).
+# Each creates .venv on first use and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# The test install uses torch's CPU build (2.13.0 lies on the CI machine's disk). Override with e.g.
+# `make test TORCH_SPEC='torch>=2.13'`; the package itself accepts any torch >= 2.2.
+TORCH_SPEC ?= torch==2.13.0
+
+.PHONY: run test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) train.py
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -n 2 tests
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/throughput.py
+
+clean:
+	rm -rf $(VENV) runs results

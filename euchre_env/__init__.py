@@ -1,0 +1,22 @@
+"""Euchre Lab's environment: the rules engine, the PettingZoo AEC env and the batched vector API."""
+
+from euchre_env import euchre_v0
+from euchre_env.cards import Deck, deck_for
+from euchre_env.engine import DealError, Engine, EuchreState, IllegalActionError, Phase, game_keys
+from euchre_env.rules import Rules, RulesError
+from euchre_env.vector import EuchreVectorEnv
+
+__all__ = [
+    "DealError",
+    "Deck",
+    "Engine",
+    "EuchreState",
+    "EuchreVectorEnv",
+    "IllegalActionError",
+    "Phase",
+    "Rules",
+    "RulesError",
+    "deck_for",
+    "euchre_v0",
+    "game_keys",
+]

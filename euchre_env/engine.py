@@ -1,0 +1,792 @@
+"""The rules of Euchre as array functions over a batch of N games.
+
+This is the one place the rules live. `EuchreState` holds N games in numpy arrays (one row per
+game) with the legal-action mask kept beside them; `Engine` deals, applies one action per game,
+scores, and encodes each acting seat's information state. The PettingZoo env, the vector API,
+the agents and the tools all call this module; none of them re-implements a rule.
+
+Randomness: each game carries a 64-bit key; deal number k of that game is a pure function of
+(key, k), so a game plays out the same whatever the batch size it runs in. Keys come from a seed
+or an explicit `numpy.random.Generator` (`game_keys`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from euchre_env.cards import (
+    HAND_SIZE,
+    NUM_SEATS,
+    NUM_SUITS,
+    NUM_TRICKS,
+    Deck,
+    deck_for,
+)
+from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER, FIRST_DEALER_CUT, Rules
+
+MAX_BIDS = 2 * NUM_SEATS
+EPISODE_HAND = "hand"
+EPISODE_GAME = "game"
+EPISODE_RUBBER = "rubber"
+EPISODES = (EPISODE_HAND, EPISODE_GAME, EPISODE_RUBBER)
+REWARD_POINTS = "points"
+REWARD_WIN = "win"
+REWARDS = (REWARD_POINTS, REWARD_WIN)
+MAX_CUTS = 64
+"""Bound on re-cuts for the first dealer (a tie needing more is astronomically unlikely)."""
+
+
+class Phase(IntEnum):
+    """What the game is waiting for. The first six are decisions; the last two are terminal."""
+
+    BID_ROUND_1 = 0
+    BID_ROUND_2 = 1
+    MAKER_ALONE = 2
+    DEFENDER_ALONE = 3
+    DISCARD = 4
+    PLAY = 5
+    HAND_OVER = 6
+    GAME_OVER = 7
+
+
+NUM_DECISION_PHASES = 6
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the state it was applied to. The state is left unchanged."""
+
+
+class DealError(ValueError):
+    """A scripted deal that is malformed or impossible."""
+
+
+@dataclass
+class EuchreState:
+    """N games, one row each. Arrays are owned by the state; `Engine.step` updates them in place."""
+
+    key: np.ndarray  # (N,) uint64: the game's deal key
+    deal_count: np.ndarray  # (N,) int64: deals made with this key so far
+    phase: np.ndarray  # (N,) int8 Phase
+    to_play: np.ndarray  # (N,) int8 seat to act, -1 when terminal
+    dealer: np.ndarray  # (N,) int8
+    hand: np.ndarray  # (N, 4, C) bool: cards each seat holds now
+    dealt: np.ndarray  # (N, 4, C) bool: the five cards each seat was dealt
+    upcard: np.ndarray  # (N,) int16
+    bids: np.ndarray  # (N, 8) int16 action per bid in order, -1 unused
+    num_bids: np.ndarray  # (N,) int8
+    trump: np.ndarray  # (N,) int8, -1 before trump is made
+    maker: np.ndarray  # (N,) int8 seat that named trump, -1 before
+    ordered_up: np.ndarray  # (N,) bool: trump was made in round one
+    maker_alone: np.ndarray  # (N,) bool
+    lone_defender: np.ndarray  # (N,) int8 seat, -1 if none
+    defender_asks: np.ndarray  # (N,) int8 defenders asked about going alone so far
+    active: np.ndarray  # (N, 4) bool: seat plays this hand (False = sits out)
+    picked_up: np.ndarray  # (N,) bool: the dealer took the upcard into hand
+    discard: np.ndarray  # (N,) int16 card the dealer buried, -1 if none
+    trick_cards: np.ndarray  # (N, 5, 4) int16 card played by seat in trick, -1 none
+    trick_leader: np.ndarray  # (N, 5) int8
+    trick_winner: np.ndarray  # (N, 5) int8
+    card_player: np.ndarray  # (N, C) int8 seat that played the card, -1 unplayed
+    card_trick: np.ndarray  # (N, C) int8 trick in which the card was played, -1 unplayed
+    trick_index: np.ndarray  # (N,) int8
+    cards_in_trick: np.ndarray  # (N,) int8
+    led_suit: np.ndarray  # (N,) int8 effective suit led to the current trick, -1 none
+    tricks_won: np.ndarray  # (N, 2) int8 by team (team = seat % 2)
+    thrown_in: np.ndarray  # (N,) bool: the last hand was thrown in
+    hand_points: np.ndarray  # (N, 2) int16 points each team scored in the last finished hand
+    score: np.ndarray  # (N, 2) int16 game score
+    rubber_points: np.ndarray  # (N, 2) int32 game points summed over the rubber's games
+    games_won: np.ndarray  # (N, 2) int8
+    hand_number: np.ndarray  # (N,) int32 hands finished in this episode
+    legal: np.ndarray  # (N, A) bool legal-action mask of the seat to act
+
+    @property
+    def num_games(self) -> int:
+        """N, the number of games in the batch."""
+        return int(self.phase.shape[0])
+
+    def copy(self) -> "EuchreState":
+        """A deep copy (every array copied)."""
+        return EuchreState(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def take(self, rows: np.ndarray | slice) -> "EuchreState":
+        """A new state holding only the given rows (copied)."""
+        return EuchreState(**{f.name: getattr(self, f.name)[rows].copy() for f in dataclasses.fields(self)})
+
+    @property
+    def done(self) -> np.ndarray:
+        """(N,) bool: the episode of that row is over."""
+        return self.phase >= Phase.HAND_OVER
+
+
+def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndarray:
+    """Deal keys for `num_games` games: game i's key depends only on (seed, i) for an int seed."""
+    if isinstance(seed, np.random.Generator):
+        return seed.integers(0, 2**63, size=num_games, dtype=np.uint64)
+    if seed is None:
+        seed = int(np.random.default_rng().integers(0, 2**63))
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or a numpy Generator, got {seed!r}")
+    base = _mix(np.array([int(seed) % 2**64], dtype=np.uint64))[0]
+    return _mix(base + np.arange(num_games, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    x = x.astype(np.uint64, copy=True)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def _packet_order() -> np.ndarray:
+    """[dealer, deck position] -> seat receiving that card, dealing 3-2-3-2 then 2-3-2-3 from the left."""
+    order = np.empty((NUM_SEATS, NUM_SEATS * HAND_SIZE), dtype=np.int8)
+    for dealer in range(NUM_SEATS):
+        pos = 0
+        for packets in ((3, 2, 3, 2), (2, 3, 2, 3)):
+            for k, size in enumerate(packets):
+                seat = (dealer + 1 + k) % NUM_SEATS
+                order[dealer, pos : pos + size] = seat
+                pos += size
+    return order
+
+
+PACKET_SEAT = _packet_order()
+
+
+class Engine:
+    """The rules engine for one `Rules` config and episode kind, over batches of games."""
+
+    def __init__(self, rules: Rules | None = None, episode: str = EPISODE_HAND, reward: str = REWARD_POINTS):
+        if rules is None:
+            rules = Rules()
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a euchre_env.Rules, got {type(rules).__name__}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode={episode!r} is not one of {EPISODES}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not one of {REWARDS}")
+        self.rules = rules
+        self.episode = episode
+        self.reward = reward
+        self.deck: Deck = deck_for(rules)
+        d = self.deck
+        self.num_cards = d.num_cards
+        self.num_actions = d.num_actions
+        self.pass_action = d.pass_action
+        self.alone_action = d.alone_action
+        self.partner_action = d.partner_action
+        self.first_suit_action = d.suit_action(0)
+        self.action_names = d.action_names()
+        self._build_observation_layout()
+
+    # ------------------------------------------------------------------ creation
+
+    def _empty(self, n: int) -> EuchreState:
+        c, a = self.num_cards, self.num_actions
+        return EuchreState(
+            key=np.zeros(n, np.uint64),
+            deal_count=np.zeros(n, np.int64),
+            phase=np.zeros(n, np.int8),
+            to_play=np.full(n, -1, np.int8),
+            dealer=np.zeros(n, np.int8),
+            hand=np.zeros((n, NUM_SEATS, c), bool),
+            dealt=np.zeros((n, NUM_SEATS, c), bool),
+            upcard=np.full(n, -1, np.int16),
+            bids=np.full((n, MAX_BIDS), -1, np.int16),
+            num_bids=np.zeros(n, np.int8),
+            trump=np.full(n, -1, np.int8),
+            maker=np.full(n, -1, np.int8),
+            ordered_up=np.zeros(n, bool),
+            maker_alone=np.zeros(n, bool),
+            lone_defender=np.full(n, -1, np.int8),
+            defender_asks=np.zeros(n, np.int8),
+            active=np.ones((n, NUM_SEATS), bool),
+            picked_up=np.zeros(n, bool),
+            discard=np.full(n, -1, np.int16),
+            trick_cards=np.full((n, NUM_TRICKS, NUM_SEATS), -1, np.int16),
+            trick_leader=np.full((n, NUM_TRICKS), -1, np.int8),
+            trick_winner=np.full((n, NUM_TRICKS), -1, np.int8),
+            card_player=np.full((n, c), -1, np.int8),
+            card_trick=np.full((n, c), -1, np.int8),
+            trick_index=np.zeros(n, np.int8),
+            cards_in_trick=np.zeros(n, np.int8),
+            led_suit=np.full(n, -1, np.int8),
+            tricks_won=np.zeros((n, 2), np.int8),
+            thrown_in=np.zeros(n, bool),
+            hand_points=np.zeros((n, 2), np.int16),
+            score=np.zeros((n, 2), np.int16),
+            rubber_points=np.zeros((n, 2), np.int32),
+            games_won=np.zeros((n, 2), np.int8),
+            hand_number=np.zeros(n, np.int32),
+            legal=np.zeros((n, a), bool),
+        )
+
+    def init(self, keys: np.ndarray) -> EuchreState:
+        """New episodes, one per key: cut for the first dealer, deal, and wait for the first bid."""
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        state = self._empty(keys.shape[0])
+        state.key[:] = keys
+        self.restart(state, np.arange(keys.shape[0]))
+        return state
+
+    def restart(self, state: EuchreState, rows: np.ndarray) -> None:
+        """Start a fresh episode in the given rows (autoreset), continuing each row's deal stream."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == 0:
+            return
+        state.score[rows] = 0
+        state.rubber_points[rows] = 0
+        state.games_won[rows] = 0
+        state.hand_number[rows] = 0
+        state.hand_points[rows] = 0
+        state.thrown_in[rows] = False
+        state.dealer[rows] = self._first_dealer(state, rows)
+        self._deal(state, rows)
+        self._update_legal(state, rows)
+
+    def init_from_deal(self, dealer: int, hands: np.ndarray, upcard: int, key: int = 0) -> EuchreState:
+        """One game (N=1) from an exact deal: dealer seat, 4x5 card ids, the upcard; the kitty is the rest."""
+        if not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < NUM_SEATS:
+            raise DealError(f"dealer must be a seat 0-3, got {dealer!r}")
+        hands = np.asarray(hands)
+        if hands.shape != (NUM_SEATS, HAND_SIZE):
+            raise DealError(f"a deal needs 4 hands of 5 cards, got shape {hands.shape}")
+        cards = np.concatenate([hands.reshape(-1), [upcard]]).astype(np.int64)
+        if cards.min() < 0 or cards.max() >= self.num_cards:
+            raise DealError(f"card ids must be in 0..{self.num_cards - 1} for this deck")
+        if np.unique(cards).size != cards.size:
+            dup = [self.deck.names[c] for c in np.unique(cards) if (cards == c).sum() > 1]
+            raise DealError(f"a card is dealt twice: {', '.join(dup)}")
+        state = self._empty(1)
+        state.key[0] = np.uint64(key)
+        state.dealer[0] = dealer
+        state.hand[0, np.repeat(np.arange(NUM_SEATS), HAND_SIZE), hands.reshape(-1)] = True
+        state.dealt[0] = state.hand[0]
+        state.upcard[0] = upcard
+        self._start_hand(state, np.array([0]))
+        self._update_legal(state, np.array([0]))
+        return state
+
+    # ------------------------------------------------------------------ dealing
+
+    def _shuffle(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+        """A permutation of the deck per row, from (key, deal_count); advances deal_count."""
+        c = self.num_cards
+        base = _mix(state.key[rows] ^ (state.deal_count[rows].astype(np.uint64) * np.uint64(0xD1B54A32D192ED03)))
+        noise = _mix(base[:, None] + np.arange(1, c + 1, dtype=np.uint64)[None, :] * np.uint64(0x9E3779B97F4A7C15))
+        state.deal_count[rows] += 1
+        return np.argsort(noise, axis=1, kind="stable")
+
+    def _first_dealer(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+        """First dealer per row: by cut (high card deals, tied seats cut again) or uniformly at random."""
+        perm = self._shuffle(state, rows)
+        if self.rules.first_dealer != FIRST_DEALER_CUT:
+            return (perm[:, 0] % NUM_SEATS).astype(np.int8)
+        rank = self.deck.rank
+        cutting = np.ones((rows.size, NUM_SEATS), bool)
+        cut = rank[perm[:, :NUM_SEATS]].astype(np.int16)
+        dealer = np.full(rows.size, -1, np.int8)
+        for _ in range(MAX_CUTS):
+            cut = np.where(cutting, cut, -1)
+            best = cut.max(axis=1, keepdims=True)
+            tied = cut == best
+            settled = (tied.sum(axis=1) == 1) & (dealer < 0)
+            dealer[settled] = np.argmax(tied[settled], axis=1)
+            pending = np.flatnonzero(dealer < 0)
+            if pending.size == 0:
+                return dealer
+            cutting[pending] = tied[pending]
+            perm_again = self._shuffle(state, rows[pending])
+            cut[pending] = rank[perm_again[:, :NUM_SEATS]]
+        dealer[dealer < 0] = np.argmax(cutting[dealer < 0], axis=1)
+        return dealer
+
+    def _deal(self, state: EuchreState, rows: np.ndarray) -> None:
+        """Shuffle and deal five cards to each seat in packets from the dealer's left; turn the upcard."""
+        perm = self._shuffle(state, rows)
+        seats = PACKET_SEAT[state.dealer[rows]]  # (n, 20)
+        n = rows.size
+        state.hand[rows] = False
+        r = np.repeat(rows, NUM_SEATS * HAND_SIZE)
+        state.hand[r, seats.reshape(-1), perm[:, : NUM_SEATS * HAND_SIZE].reshape(-1)] = True
+        state.dealt[rows] = state.hand[rows]
+        state.upcard[rows] = perm[np.arange(n), NUM_SEATS * HAND_SIZE]
+        self._start_hand(state, rows)
+
+    def _start_hand(self, state: EuchreState, rows: np.ndarray) -> None:
+        """Reset the per-hand fields of freshly dealt rows and open round one of the bidding."""
+        state.phase[rows] = Phase.BID_ROUND_1
+        state.to_play[rows] = (state.dealer[rows] + 1) % NUM_SEATS
+        state.bids[rows] = -1
+        state.num_bids[rows] = 0
+        state.trump[rows] = -1
+        state.maker[rows] = -1
+        state.ordered_up[rows] = False
+        state.maker_alone[rows] = False
+        state.lone_defender[rows] = -1
+        state.defender_asks[rows] = 0
+        state.active[rows] = True
+        state.picked_up[rows] = False
+        state.discard[rows] = -1
+        state.trick_cards[rows] = -1
+        state.trick_leader[rows] = -1
+        state.trick_winner[rows] = -1
+        state.card_player[rows] = -1
+        state.card_trick[rows] = -1
+        state.trick_index[rows] = 0
+        state.cards_in_trick[rows] = 0
+        state.led_suit[rows] = -1
+        state.tricks_won[rows] = 0
+
+    # ------------------------------------------------------------------ legal actions
+
+    def _update_legal(self, state: EuchreState, rows: np.ndarray | None = None) -> None:
+        """Rebuild the legal-action mask of the given rows (all rows when None)."""
+        if rows is None:
+            rows = np.arange(state.num_games)
+        legal = state.legal
+        legal[rows] = False
+        phase = state.phase[rows]
+        c = self.num_cards
+
+        r = rows[phase == Phase.BID_ROUND_1]
+        if r.size:
+            legal[r, self.pass_action] = True
+            legal[r, self.first_suit_action + self.deck.upcard_suit[state.upcard[r]]] = True
+
+        r = rows[phase == Phase.BID_ROUND_2]
+        if r.size:
+            legal[r, self.first_suit_action : self.first_suit_action + NUM_SUITS] = True
+            legal[r, self.first_suit_action + self.deck.upcard_suit[state.upcard[r]]] = False
+            may_pass = state.to_play[r] != state.dealer[r] if self.rules.stick_the_dealer else True
+            legal[r, self.pass_action] = may_pass
+
+        r = rows[(phase == Phase.MAKER_ALONE) | (phase == Phase.DEFENDER_ALONE)]
+        if r.size:
+            legal[r, self.alone_action] = True
+            legal[r, self.partner_action] = True
+
+        r = rows[phase == Phase.DISCARD]
+        if r.size:
+            legal[r, :c] = state.hand[r, state.dealer[r]]
+            if not self.rules.dealer_may_bury_upcard:
+                legal[r, state.upcard[r]] = False
+
+        r = rows[phase == Phase.PLAY]
+        if r.size:
+            held = state.hand[r, state.to_play[r]]
+            following = state.cards_in_trick[r] > 0
+            if following.any():
+                f = r[following]
+                suit_of = self.deck.effective_suit[state.trump[f]]  # (m, C)
+                can_follow = held[following] & (suit_of == state.led_suit[f][:, None])
+                must = can_follow.any(axis=1)
+                sub = np.flatnonzero(following)[must]
+                held[sub] = can_follow[must]
+            legal[r, :c] = held
+
+    def legal_actions(self, state: EuchreState, row: int = 0) -> list[int]:
+        """Legal action ids of one game, ascending."""
+        return np.flatnonzero(state.legal[row]).tolist()
+
+    # ------------------------------------------------------------------ stepping
+
+    def check_actions(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
+        """Validate one action per game (ignored for finished rows); raise IllegalActionError naming it."""
+        actions = np.asarray(actions)
+        n = state.num_games
+        if actions.shape != (n,):
+            raise IllegalActionError(f"expected {n} actions (one per game), got shape {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
+        live = ~state.done
+        in_range = (actions >= 0) & (actions < self.num_actions)
+        ok = np.where(in_range, state.legal[np.arange(n), np.clip(actions, 0, self.num_actions - 1)], False)
+        bad = np.flatnonzero(live & ~ok)
+        if bad.size:
+            g = int(bad[0])
+            raise IllegalActionError(
+                f"illegal action {self.action_label(int(actions[g]))} in game {g} "
+                f"(seat {int(state.to_play[g])}, phase {Phase(int(state.phase[g])).name}); legal actions: "
+                + ", ".join(self.action_label(a) for a in self.legal_actions(state, g))
+                + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
+            )
+        return actions.astype(np.int64)
+
+    def action_label(self, action: int) -> str:
+        """`name (id)` for messages; out-of-range ids are shown as they are."""
+        if 0 <= action < self.num_actions:
+            return f"{self.action_names[action]} ({action})"
+        return f"{action} (no such action; ids are 0..{self.num_actions - 1})"
+
+    def step(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
+        """Apply one action per game in place and return (N, 4) float32 rewards for every seat.
+
+        Rows already finished are left alone (their action is ignored). Raises IllegalActionError,
+        leaving the state untouched, if any live game gets an illegal action.
+        """
+        actions = self.check_actions(state, actions)
+        state.hand_points[:] = 0
+        phase = state.phase.copy()
+        live = np.flatnonzero(phase < Phase.HAND_OVER)
+        groups = [(p, np.flatnonzero(phase == p)) for p in range(NUM_DECISION_PHASES)]
+        scored = []
+        for p, rows in groups:
+            if rows.size == 0:
+                continue
+            a = actions[rows]
+            if p == Phase.BID_ROUND_1:
+                self._bid_round_1(state, rows, a)
+            elif p == Phase.BID_ROUND_2:
+                scored.append(self._bid_round_2(state, rows, a))
+            elif p == Phase.MAKER_ALONE:
+                self._maker_alone(state, rows, a)
+            elif p == Phase.DEFENDER_ALONE:
+                self._defender_alone(state, rows, a)
+            elif p == Phase.DISCARD:
+                self._discard(state, rows, a)
+            else:
+                scored.append(self._play(state, rows, a))
+        self._update_legal(state, live)
+        return self._rewards(state, np.concatenate(scored) if scored else np.empty(0, np.int64))
+
+    def _record_bid(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
+        state.bids[rows, state.num_bids[rows]] = a
+        state.num_bids[rows] += 1
+
+    def _bid_round_1(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
+        self._record_bid(state, rows, a)
+        passed = a == self.pass_action
+        r = rows[passed]
+        state.to_play[r] = (state.to_play[r] + 1) % NUM_SEATS
+        state.phase[r[state.num_bids[r] == NUM_SEATS]] = Phase.BID_ROUND_2
+        r = rows[~passed]
+        if r.size:
+            state.ordered_up[r] = True
+            self._name_trump(state, r, self.deck.upcard_suit[state.upcard[r]])
+
+    def _bid_round_2(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Returns the rows whose hand was thrown in and ended the episode (for rewards)."""
+        self._record_bid(state, rows, a)
+        passed = a == self.pass_action
+        r = rows[~passed]
+        if r.size:
+            self._name_trump(state, r, (a[~passed] - self.first_suit_action).astype(np.int8))
+        r = rows[passed]
+        state.to_play[r] = (state.to_play[r] + 1) % NUM_SEATS
+        thrown = r[state.num_bids[r] == MAX_BIDS]
+        if thrown.size == 0:
+            return thrown
+        state.thrown_in[thrown] = True
+        if self.episode == EPISODE_HAND and self.rules.throw_in_ends_hand_episode:
+            state.phase[thrown] = Phase.HAND_OVER
+            state.to_play[thrown] = -1
+            state.hand_number[thrown] += 1
+            return thrown
+        if not self.rules.throw_in_same_dealer:
+            state.dealer[thrown] = (state.dealer[thrown] + 1) % NUM_SEATS
+        self._deal(state, thrown)
+        return np.empty(0, np.int64)
+
+    def _name_trump(self, state: EuchreState, rows: np.ndarray, suit: np.ndarray) -> None:
+        state.trump[rows] = suit
+        state.maker[rows] = state.to_play[rows]
+        state.thrown_in[rows] = False
+        if self.rules.alone_when_naming:
+            state.phase[rows] = Phase.MAKER_ALONE  # to_play stays the maker
+            return
+        r1 = rows[state.ordered_up[rows]]
+        self._pick_up(state, r1)
+        state.phase[rows[~state.ordered_up[rows]]] = Phase.MAKER_ALONE
+
+    def _pick_up(self, state: EuchreState, rows: np.ndarray) -> None:
+        """The dealer takes the upcard into hand and must bury one card."""
+        state.hand[rows, state.dealer[rows], state.upcard[rows]] = True
+        state.picked_up[rows] = True
+        state.phase[rows] = Phase.DISCARD
+        state.to_play[rows] = state.dealer[rows]
+
+    def _maker_alone(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
+        alone = rows[a == self.alone_action]
+        state.maker_alone[alone] = True
+        state.active[alone, (state.maker[alone] + 2) % NUM_SEATS] = False
+        if self.rules.lone_defender:
+            state.phase[rows] = Phase.DEFENDER_ALONE
+            first = (state.dealer[rows] + 1) % NUM_SEATS
+            first = np.where(first % 2 == state.maker[rows] % 2, (first + 1) % NUM_SEATS, first)
+            state.to_play[rows] = first
+        else:
+            self._after_alone_decisions(state, rows)
+
+    def _defender_alone(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
+        state.defender_asks[rows] += 1
+        alone = a == self.alone_action
+        r = rows[alone]
+        state.lone_defender[r] = state.to_play[r]
+        state.active[r, (state.to_play[r] + 2) % NUM_SEATS] = False
+        declined = rows[~alone]
+        ask_other = declined[state.defender_asks[declined] < 2]
+        state.to_play[ask_other] = (state.to_play[ask_other] + 2) % NUM_SEATS
+        finished = np.concatenate([r, declined[state.defender_asks[declined] >= 2]])
+        self._after_alone_decisions(state, finished)
+
+    def _after_alone_decisions(self, state: EuchreState, rows: np.ndarray) -> None:
+        """Alone decisions are made: the dealer picks up if still due, else play starts."""
+        if self.rules.alone_when_naming:
+            due = state.ordered_up[rows] & state.active[rows, state.dealer[rows]]
+            self._pick_up(state, rows[due])
+            self._start_play(state, rows[~due])
+        else:
+            self._start_play(state, rows)
+
+    def _discard(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
+        state.hand[rows, state.dealer[rows], a] = False
+        state.discard[rows] = a
+        if self.rules.alone_when_naming:
+            self._start_play(state, rows)
+        else:
+            state.phase[rows] = Phase.MAKER_ALONE
+            state.to_play[rows] = state.maker[rows]
+
+    def _next_active(self, state: EuchreState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """The first seat after `seat` (clockwise) that plays this hand."""
+        out = (seat + 1) % NUM_SEATS
+        for _ in range(NUM_SEATS - 1):
+            sitting = ~state.active[rows, out]
+            out = np.where(sitting, (out + 1) % NUM_SEATS, out)
+        return out.astype(np.int8)
+
+    def _start_play(self, state: EuchreState, rows: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        leader = self._next_active(state, rows, state.dealer[rows])
+        if self.rules.lone_lead == LEAD_LEFT_OF_LONE_PLAYER:
+            maker_alone = state.maker_alone[rows]
+            lone_def = state.lone_defender[rows]
+            left_of_maker = (state.maker[rows] + 1) % NUM_SEATS
+            leader = np.where(maker_alone, left_of_maker, leader)
+            leader = np.where(lone_def >= 0, (lone_def + 1) % NUM_SEATS, leader)
+            leader = np.where(maker_alone & (lone_def >= 0), lone_def, leader)
+        state.phase[rows] = Phase.PLAY
+        state.to_play[rows] = leader
+        state.trick_leader[rows, 0] = leader
+
+    def _play(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Play a card; finish tricks and hands. Returns the rows whose hand was scored."""
+        seat = state.to_play[rows]
+        t = state.trick_index[rows]
+        state.hand[rows, seat, a] = False
+        state.trick_cards[rows, t, seat] = a
+        state.card_player[rows, a] = seat
+        state.card_trick[rows, a] = t
+        leading = state.cards_in_trick[rows] == 0
+        lr = rows[leading]
+        state.led_suit[lr] = self.deck.effective_suit[state.trump[lr], a[leading]]
+        state.cards_in_trick[rows] += 1
+        complete = state.cards_in_trick[rows] == state.active[rows].sum(axis=1)
+
+        r = rows[~complete]
+        state.to_play[r] = self._next_active(state, r, seat[~complete])
+
+        r = rows[complete]
+        if r.size == 0:
+            return r
+        tc = t[complete]
+        cards = state.trick_cards[r, tc]  # (m, 4)
+        strength = self.deck.trick_strength[state.trump[r][:, None], state.led_suit[r][:, None], np.maximum(cards, 0)]
+        winner = np.argmax(np.where(cards >= 0, strength, -1), axis=1).astype(np.int8)
+        state.trick_winner[r, tc] = winner
+        np.add.at(state.tricks_won, (r, winner % 2), 1)
+        state.trick_index[r] += 1
+        state.cards_in_trick[r] = 0
+        state.led_suit[r] = -1
+        state.to_play[r] = winner
+        more = state.trick_index[r] < NUM_TRICKS
+        state.trick_leader[r[more], state.trick_index[r[more]]] = winner[more]
+        finished = r[~more]
+        self._end_hand(state, finished)
+        return finished
+
+    def hand_score(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+        """(m, 2) points each team scores for the finished hands in `rows`; only one side scores."""
+        maker_team = state.maker[rows] % 2
+        maker_tricks = state.tricks_won[rows, maker_team]
+        made = np.where(maker_tricks == NUM_TRICKS, np.where(state.maker_alone[rows], 4, 2), 1)
+        lone_def = state.lone_defender[rows] >= 0
+        set_points = np.where(
+            lone_def, np.where(maker_tricks == 0, 4, self.rules.lone_defender_euchre_points), 2
+        )
+        euchred = maker_tricks < 3
+        points = np.zeros((rows.size, 2), np.int16)
+        m = np.arange(rows.size)
+        points[m, maker_team] = np.where(euchred, 0, made)
+        points[m, 1 - maker_team] = np.where(euchred, set_points, 0)
+        return points
+
+    def _end_hand(self, state: EuchreState, rows: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        points = self.hand_score(state, rows)
+        state.hand_points[rows] = points
+        state.score[rows] += points
+        state.rubber_points[rows] += points
+        state.hand_number[rows] += 1
+        if self.episode == EPISODE_HAND:
+            state.phase[rows] = Phase.HAND_OVER
+            state.to_play[rows] = -1
+            return
+        won = state.score[rows] >= self.rules.target_points  # (m, 2); at most one side can cross
+        game_over = won.any(axis=1)
+        over = rows[game_over]
+        if self.episode == EPISODE_RUBBER and over.size:
+            state.games_won[over] += won[game_over]
+            rubber_over = state.games_won[over].max(axis=1) >= self.rules.rubber_games
+            more_games = over[~rubber_over]
+            state.score[more_games] = 0
+            over = over[rubber_over]
+        state.phase[over] = Phase.GAME_OVER
+        state.to_play[over] = -1
+        go_on = rows[state.phase[rows] != Phase.GAME_OVER]
+        state.dealer[go_on] = (state.dealer[go_on] + 1) % NUM_SEATS
+        self._deal(state, go_on)
+
+    def _rewards(self, state: EuchreState, scored: np.ndarray) -> np.ndarray:
+        """(N, 4) rewards of this step: hand points margin per seat, or +-1 at the end of the game."""
+        n = state.num_games
+        rewards = np.zeros((n, NUM_SEATS), np.float32)
+        if scored.size == 0:
+            return rewards
+        if self.reward == REWARD_POINTS:
+            margin = (state.hand_points[scored, 0] - state.hand_points[scored, 1]).astype(np.float32)
+        else:
+            over = state.phase[scored] == Phase.GAME_OVER
+            if self.episode == EPISODE_HAND:
+                over = state.phase[scored] == Phase.HAND_OVER
+                lead = state.hand_points[scored, 0].astype(np.int32) - state.hand_points[scored, 1]
+            elif self.episode == EPISODE_GAME:
+                lead = state.score[scored, 0].astype(np.int32) - state.score[scored, 1]
+            else:
+                lead = state.games_won[scored, 0].astype(np.int32) - state.games_won[scored, 1]
+            margin = np.where(over, np.sign(lead), 0).astype(np.float32)
+        rewards[scored] = margin[:, None] * np.array([1, -1, 1, -1], np.float32)
+        return rewards
+
+    def rubber_score(self, state: EuchreState) -> np.ndarray:
+        """(N, 2) rubber points: the rubber's winners get the bonus plus their point difference."""
+        out = np.zeros((state.num_games, 2), np.int32)
+        done = state.games_won.max(axis=1) >= self.rules.rubber_games
+        winner = np.argmax(state.games_won, axis=1)
+        diff = np.abs(state.rubber_points[:, 0] - state.rubber_points[:, 1])
+        rows = np.flatnonzero(done)
+        out[rows, winner[rows]] = self.rules.rubber_bonus + diff[rows]
+        return out
+
+    # ------------------------------------------------------------------ observations
+
+    def _build_observation_layout(self) -> None:
+        c = self.num_cards
+        parts = [
+            ("hand", c),
+            ("upcard", c),
+            ("upcard_turned_down", 1),
+            ("dealer", NUM_SEATS),
+            ("bids", MAX_BIDS * (1 + NUM_SUITS)),
+            ("trump", NUM_SUITS),
+            ("maker", NUM_SEATS),
+            ("alone", NUM_SEATS),
+            ("sitting_out", NUM_SEATS),
+            ("own_discard", c),
+            ("phase", NUM_DECISION_PHASES),
+            ("played_by", c * NUM_SEATS),
+            ("played_in_trick", c * NUM_TRICKS),
+            ("current_trick", NUM_SEATS * c),
+            ("trick_leader", NUM_TRICKS * NUM_SEATS),
+            ("tricks_won", 2 * (NUM_TRICKS + 1)),
+            ("score", 2),
+            ("games_won", 2),
+        ]
+        self.observation_layout: dict[str, slice] = {}
+        start = 0
+        for name, size in parts:
+            self.observation_layout[name] = slice(start, start + size)
+            start += size
+        self.observation_size = start
+
+    def observe(self, state: EuchreState, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """(N, D) float32 information state of `seats` (default: the seat to act), from that seat's view.
+
+        Seats are relative: 0 = the observer, 1 = its left, 2 = its partner, 3 = its right.
+        """
+        n = state.num_games
+        if seats is None:
+            seats = np.maximum(state.to_play, 0)
+        me = np.asarray(seats, dtype=np.int64)
+        if out is None:
+            out = np.zeros((n, self.observation_size), np.float32)
+        else:
+            out[:] = 0
+        lay = self.observation_layout
+        c = self.num_cards
+        rows = np.arange(n)
+        rel_seats = (me[:, None] + np.arange(NUM_SEATS)[None, :]) % NUM_SEATS  # relative -> absolute
+
+        out[:, lay["hand"]] = state.hand[rows, me]
+        out[rows, lay["upcard"].start + state.upcard] = 1
+        out[:, lay["upcard_turned_down"].start] = (state.num_bids >= NUM_SEATS) & ~state.ordered_up
+        out[rows, lay["dealer"].start + (state.dealer.astype(np.int64) - me) % NUM_SEATS] = 1
+
+        bids = state.bids
+        slot_rows, slots = np.nonzero(bids >= 0)
+        bid = bids[slot_rows, slots].astype(np.int64)
+        choice = np.where(bid == self.pass_action, 0, bid - self.first_suit_action + 1)
+        out[slot_rows, lay["bids"].start + slots * (1 + NUM_SUITS) + choice] = 1
+
+        named = np.flatnonzero(state.trump >= 0)
+        out[named, lay["trump"].start + state.trump[named].astype(np.int64)] = 1
+        out[named, lay["maker"].start + (state.maker[named].astype(np.int64) - me[named]) % NUM_SEATS] = 1
+        alone = np.zeros((n, NUM_SEATS), bool)
+        alone[rows, np.maximum(state.maker, 0)] = state.maker_alone
+        ld = np.flatnonzero(state.lone_defender >= 0)
+        alone[ld, state.lone_defender[ld]] = True
+        out[:, lay["alone"]] = alone[rows[:, None], rel_seats]
+        out[:, lay["sitting_out"]] = ~state.active[rows[:, None], rel_seats]
+
+        mine = np.flatnonzero((state.discard >= 0) & (state.dealer == me))
+        out[mine, lay["own_discard"].start + state.discard[mine]] = 1
+        deciding = np.flatnonzero(state.phase < NUM_DECISION_PHASES)
+        out[deciding, lay["phase"].start + state.phase[deciding].astype(np.int64)] = 1
+
+        pr, pc = np.nonzero(state.card_player >= 0)
+        who = (state.card_player[pr, pc].astype(np.int64) - me[pr]) % NUM_SEATS
+        trick_of = state.card_trick[pr, pc].astype(np.int64)
+        out[pr, lay["played_by"].start + pc * NUM_SEATS + who] = 1
+        out[pr, lay["played_in_trick"].start + pc * NUM_TRICKS + trick_of] = 1
+        current = trick_of == state.trick_index[pr]
+        out[pr[current], lay["current_trick"].start + who[current] * c + pc[current]] = 1
+
+        lr, lt = np.nonzero(state.trick_leader >= 0)
+        lead_rel = (state.trick_leader[lr, lt].astype(np.int64) - me[lr]) % NUM_SEATS
+        out[lr, lay["trick_leader"].start + lt * NUM_SEATS + lead_rel] = 1
+
+        won_start = lay["tricks_won"].start
+        team = me % 2
+        won = state.tricks_won.astype(np.int64)
+        out[rows, won_start + won[rows, team]] = 1
+        out[rows, won_start + NUM_TRICKS + 1 + won[rows, 1 - team]] = 1
+        if self.episode != EPISODE_HAND:
+            target = float(self.rules.target_points)
+            out[:, lay["score"].start] = state.score[rows, team] / target
+            out[:, lay["score"].start + 1] = state.score[rows, 1 - team] / target
+            if self.episode == EPISODE_RUBBER:
+                out[:, lay["games_won"].start] = state.games_won[rows, team]
+                out[:, lay["games_won"].start + 1] = state.games_won[rows, 1 - team]
+        return out

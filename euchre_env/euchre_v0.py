@@ -1,0 +1,302 @@
+"""Euchre, a four-player partnership trick-taking game, as a PettingZoo AEC environment.
+
+| Import             | `from euchre_env import euchre_v0`                     |
+|--------------------|--------------------------------------------------------|
+| Actions            | Discrete                                               |
+| Parallel API       | No                                                     |
+| Manual control     | No                                                     |
+| Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
+| Action shape       | (1,)                                                   |
+| Action values      | Discrete(31) for the default 24-card deck (num_cards + 7) |
+| Observation shape  | (487,) for the default deck (see the README's layout)  |
+| Observation values | [0, 4]                                                 |
+
+`player_0` and `player_2` are partners against `player_1` and `player_3`. Play goes clockwise,
+`player_i` to `player_{i+1}`. All the rules (deck, stick the dealer, going alone, lone defenders,
+who leads, scoring, game target) come from one `euchre_env.Rules` config and are applied by
+`euchre_env.engine`; this module only translates.
+
+### Arguments
+`euchre_v0.env(rules=Rules(), episode="game", reward="points", render_mode=None)`
+- `rules`: a `Rules` config (defaults follow the primary rules document).
+- `episode`: `"hand"` ends after one hand, `"game"` plays hands until a side reaches
+  `rules.target_points`, `"rubber"` plays games until a side has won `rules.rubber_games`.
+- `reward`: `"points"` pays, at the end of every hand, each player its team's points minus the other
+  team's for that hand; `"win"` pays +1/-1 when the episode ends (0 for a thrown-in hand).
+- `render_mode`: `None`, `"ansi"` (returns the table as text) or `"human"` (prints it).
+
+`reset(seed=..., options={"deal": {"dealer": 0, "hands": [[5 card names] x 4], "upcard": "JH"}})`
+starts from an exact deal; the kitty is the rest of the deck. A malformed or impossible deal raises
+`DealError` and leaves the environment as it was.
+
+### Observation Space
+`{"observation": float32 vector, "action_mask": int8 vector}`. The vector is the acting player's whole
+information state, from its own seat (relative seats: 0 self, 1 left, 2 partner, 3 right): its hand,
+the upcard and whether it was turned down, the dealer, every bid in order, trump, maker, who went alone
+and who sits out, its own discard if it is the dealer, the decision being asked, every card played with
+who played it and in which trick, the current trick, each trick's leader, tricks won per team and, in
+game and rubber episodes, the score (and games won). Nothing it could not know. Block offsets are in
+`env.unwrapped.engine.observation_layout`.
+
+### Legal Actions Mask
+`action_mask[a] == 1` exactly for the legal actions of the agent to act; all zeros for every other
+agent. Action ids: cards `0..C-1` (play, or the dealer's discard, by phase), then `pass`, `clubs`,
+`diamonds`, `hearts`, `spades` (in round one only the upcard's suit is legal: order it up), `alone`,
+`partner`. `env.unwrapped.action_name(a)` and `env.unwrapped.action_id("JH")` convert.
+An illegal action raises `IllegalActionError` naming it and the legal ones; the state is unchanged.
+
+### Rewards
+`reward="points"`: at the end of each hand, every player gets its team's points minus the other team's
+(makers 1 for three or four tricks, 2 for a march, 4 for a lone march; euchred: defenders 2). Partners
+always get the same reward and the two teams' rewards sum to zero. `reward="win"`: +1/-1 at the end.
+
+### Version History
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from euchre_env.cards import NUM_SEATS, SUIT_NAMES, SUIT_SYMBOLS
+from euchre_env.engine import (
+    EPISODE_GAME,
+    DealError,
+    Engine,
+    EuchreState,
+    Phase,
+    game_keys,
+)
+from euchre_env.rules import Rules
+
+AGENTS = [f"player_{i}" for i in range(NUM_SEATS)]
+SEAT_NAMES = ("South", "West", "North", "East")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's standard wrappers (order enforcing, bounds checks)."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Euchre for four agents; see the module docstring for spaces, masks and rewards."""
+
+    metadata = {"name": "euchre_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        episode: str = EPISODE_GAME,
+        reward: str = "points",
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']} or None")
+        self.engine = Engine(rules, episode=episode, reward=reward)
+        self.rules = self.engine.rules
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        high = float(max(4, self.rules.rubber_games))
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(0.0, high, (self.engine.observation_size,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (self.engine.num_actions,), np.int8),
+            }
+        )
+        act_space = gymnasium.spaces.Discrete(self.engine.num_actions)
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: act_space for a in AGENTS}
+        self.state_: EuchreState | None = None
+        self._key_rng = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The (shared, cached) observation space."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The (shared, cached) action space."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode: a random deal from `seed`, or the exact deal in `options["deal"]`."""
+        if seed is not None:
+            self._key_rng = np.random.default_rng(seed)
+        key = game_keys(self._key_rng, 1)
+        deal = (options or {}).get("deal")
+        if deal is not None:
+            state = self._state_from_deal(deal, int(key[0]))
+        else:
+            state = self.engine.init(key)
+        self.state_ = state
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[int(state.to_play[0])]
+
+    def _state_from_deal(self, deal: Any, key: int) -> EuchreState:
+        if not isinstance(deal, dict) or set(deal) != {"dealer", "hands", "upcard"}:
+            raise DealError('options["deal"] must be a dict with exactly the keys "dealer", "hands", "upcard"')
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != NUM_SEATS:
+            raise DealError("deal['hands'] must list 4 hands, one per seat")
+        ids = []
+        for seat, h in enumerate(hands):
+            if not isinstance(h, (list, tuple)) or len(h) != 5:
+                raise DealError(f"hand of seat {seat} must list 5 cards, got {h!r}")
+            ids.append([self._card(c) for c in h])
+        return self.engine.init_from_deal(deal["dealer"], np.array(ids), self._card(deal["upcard"]), key=key)
+
+    def _card(self, name: Any) -> int:
+        if not isinstance(name, str):
+            raise DealError(f"cards are given by name such as 'JH', got {name!r}")
+        try:
+            return self.engine.deck.card_id(name)
+        except ValueError as err:
+            raise DealError(str(err)) from None
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's information state and its action mask (all zeros unless it is to act)."""
+        seat = AGENTS.index(agent)
+        obs = self.engine.observe(self.state_, np.array([seat]))[0]
+        mask = np.zeros(self.engine.num_actions, np.int8)
+        if not self.state_.done[0] and int(self.state_.to_play[0]) == seat:
+            mask[:] = self.state_.legal[0]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        rewards = self.engine.step(self.state_, np.array([int(action)]))[0]
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: float(rewards[i]) for i, a in enumerate(AGENTS)}
+        self._accumulate_rewards()
+        if self.state_.done[0]:
+            self.terminations = {a: True for a in AGENTS}
+            self.infos = {a: {"score": self.state_.score[0].tolist()} for a in AGENTS}
+        else:
+            self.agent_selection = AGENTS[int(self.state_.to_play[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The table as text: the acting seat's hand, bids, trump, the trick, tricks and score."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        text = self.table_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ------------------------------------------------------------------ helpers for people
+
+    def action_name(self, action: int) -> str:
+        """Name of an action id: a card such as 'JH', 'pass', a suit, 'alone' or 'partner'."""
+        if not 0 <= action < self.engine.num_actions:
+            raise ValueError(f"no action {action}; ids are 0..{self.engine.num_actions - 1}")
+        return self.engine.action_names[action]
+
+    def action_id(self, name: str) -> int:
+        """Action id of a name ('JH', '10h', 'pass', 'hearts', 'alone', 'partner'; case-insensitive)."""
+        key = name.strip().lower()
+        names = [n.lower() for n in self.engine.action_names]
+        if key in names:
+            return names.index(key)
+        return self.engine.deck.card_id(name)
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act."""
+        return self.engine.legal_actions(self.state_)
+
+    def public_state(self) -> dict[str, Any]:
+        """What every seat can see, as a plain dict."""
+        s, e = self.state_, self.engine
+        trump = int(s.trump[0])
+        t = int(s.trick_index[0])
+        trick = []
+        if int(s.phase[0]) == Phase.PLAY and t < 5:
+            trick = [(int(seat), e.deck.names[int(s.trick_cards[0, t, seat])]) for seat in self._trick_order(t)]
+        return {
+            "phase": Phase(int(s.phase[0])).name.lower(),
+            "to_play": int(s.to_play[0]),
+            "dealer": int(s.dealer[0]),
+            "upcard": e.deck.names[int(s.upcard[0])],
+            "upcard_turned_down": bool(s.num_bids[0] >= NUM_SEATS and not s.ordered_up[0]),
+            "bids": [e.action_names[int(b)] for b in s.bids[0] if b >= 0],
+            "trump": SUIT_NAMES[trump] if trump >= 0 else None,
+            "maker": int(s.maker[0]) if trump >= 0 else None,
+            "alone": [int(i) for i in range(NUM_SEATS) if self._alone(i)],
+            "sitting_out": [int(i) for i in np.flatnonzero(~s.active[0])],
+            "current_trick": trick,
+            "tricks_won": s.tricks_won[0].tolist(),
+            "score": s.score[0].tolist(),
+            "games_won": s.games_won[0].tolist(),
+            "hand_number": int(s.hand_number[0]),
+        }
+
+    def _alone(self, seat: int) -> bool:
+        s = self.state_
+        return bool((s.maker_alone[0] and s.maker[0] == seat) or s.lone_defender[0] == seat)
+
+    def _trick_order(self, t: int) -> list[int]:
+        s = self.state_
+        leader = int(s.trick_leader[0, t])
+        seats = [(leader + k) % NUM_SEATS for k in range(NUM_SEATS)]
+        return [p for p in seats if s.trick_cards[0, t, p] >= 0]
+
+    def table_text(self) -> str:
+        """A readable picture of the table for a person following the game."""
+        s, e = self.state_, self.engine
+        names = e.deck.names
+        pub = self.public_state()
+        lines = []
+        lines.append(
+            f"Hand {pub['hand_number'] + 1} | score NS {pub['score'][0]} - EW {pub['score'][1]}"
+            f" | dealer {SEAT_NAMES[pub['dealer']]} (player_{pub['dealer']})"
+        )
+        trump = pub["trump"]
+        if trump is None:
+            state = "turned down" if pub["upcard_turned_down"] else "offered"
+            lines.append(f"Upcard {pub['upcard']} ({state}); bids so far: {', '.join(pub['bids']) or 'none'}")
+        else:
+            who = f"player_{pub['maker']}"
+            alone = " alone" if pub["maker"] in pub["alone"] else ""
+            lines.append(f"Trump {SUIT_SYMBOLS[SUIT_NAMES.index(trump)]} {trump}, made by {who}{alone}")
+            if pub["sitting_out"]:
+                lines.append("Sitting out: " + ", ".join(f"player_{i}" for i in pub["sitting_out"]))
+            lines.append(f"Tricks NS {pub['tricks_won'][0]} - EW {pub['tricks_won'][1]}")
+        if pub["current_trick"]:
+            lines.append("Trick: " + "  ".join(f"player_{p}:{c}" for p, c in pub["current_trick"]))
+        if not s.done[0]:
+            seat = int(s.to_play[0])
+            held = [names[c] for c in np.flatnonzero(s.hand[0, seat])]
+            legal = [e.action_names[a] for a in self.legal_actions()]
+            lines.append(f"player_{seat} ({SEAT_NAMES[seat]}) to {Phase(int(s.phase[0])).name.lower()}")
+            lines.append(f"  hand:  {' '.join(held)}")
+            lines.append(f"  legal: {' '.join(legal)}")
+        else:
+            pts = s.hand_points[0].tolist()
+            lines.append(f"Over. last hand: NS +{pts[0]}, EW +{pts[1]}; final score NS {pub['score'][0]} - EW {pub['score'][1]}")
+        return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""A batched API over the engine for self-play training and fast evaluation.
+
+`EuchreVectorEnv` advances N games with one call holding one action per game (for the seat to act in
+that game) and returns that seat's observation and legal mask, the acting seat per game, rewards for
+all four seats, and done flags. Finished games restart in the same call (Gymnasium's `SAME_STEP`
+autoreset): the observation returned for a finished game is the first decision of its next episode,
+while the rewards and `terminated` flag belong to the episode that just ended.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, game_keys
+from euchre_env.rules import Rules
+
+
+class EuchreVectorEnv:
+    """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": "euchre_vector_v0"}
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules | None = None,
+        episode: str = EPISODE_HAND,
+        reward: str = "points",
+        seed: int | None = None,
+    ):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        self.engine = Engine(rules, episode=episode, reward=reward)
+        self.rules = self.engine.rules
+        high = float(max(4, self.rules.rubber_games))
+        self.single_observation_space = gymnasium.spaces.Box(0.0, high, (self.engine.observation_size,), np.float32)
+        self.single_action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
+        self.observation_space = gymnasium.spaces.Box(
+            0.0, high, (self.num_envs, self.engine.observation_size), np.float32
+        )
+        self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.engine.num_actions))
+        self.state: EuchreState | None = None
+        self._seed = seed
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start N new episodes. Game i's deals depend only on (seed, i)."""
+        if seed is None:
+            seed = self._seed
+        self.state = self.engine.init(game_keys(seed, self.num_envs))
+        return self.engine.observe(self.state), self._info()
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per game -> (obs, rewards (N, 4), terminated, truncated, info).
+
+        Raises IllegalActionError (nothing applied) if any game's action is illegal.
+        """
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        rewards = self.engine.step(self.state, actions)
+        terminated = self.state.done.copy()
+        info: dict[str, Any] = {}
+        if terminated.any():
+            rows = np.flatnonzero(terminated)
+            info["final_score"] = self.state.score.copy()
+            info["final_hand_points"] = self.state.hand_points.copy()
+            self.engine.restart(self.state, rows)
+        obs = self.engine.observe(self.state)
+        info.update(self._info())
+        return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.state.legal.copy(), "to_play": self.state.to_play.astype(np.int64)}
+
+    @property
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool legal mask of the seat to act in each game (a view; do not modify)."""
+        return self.state.legal
+
+    @property
+    def to_play(self) -> np.ndarray:
+        """(N,) seat to act in each game."""
+        return self.state.to_play
+
+    def close(self) -> None:
+        """Nothing to release."""
