@@ -1,0 +1,5 @@
+"""Euchre Lab's bots behind one interface: `make_agent("heuristic", engine)` and friends."""
+
+from agents.base import Agent, RandomAgent, make_agent, register, registered
+
+__all__ = ["Agent", "RandomAgent", "make_agent", "register", "registered"]

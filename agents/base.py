@@ -1,0 +1,91 @@
+"""The one interface every bot implements, and the registry that builds a bot from its name.
+
+A bot acts on batches: `act(obs, mask)` takes (n, D) observations and (n, A) legal masks from the
+engine's encoding (the AEC env, the vector API and evaluate.py all produce them) and returns (n,)
+legal action ids. Observations hold only what the acting seat may know, so a bot that acts on them
+cannot peek. The one exception is the `oracle`, which declares `needs_full_state` and is also given
+the engine state; it is a labeled cheating ceiling and never ranked as a fair bot.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Callable
+
+import numpy as np
+
+from euchre_env.engine import Engine, EuchreState
+
+
+class Agent(abc.ABC):
+    """Base class: a bot for one engine (rules + observation layout)."""
+
+    name = "agent"
+    fair = True
+    """False for bots that see hidden cards (the oracle)."""
+    needs_full_state = False
+    """True if `act` must also be given the engine state and the rows acted on."""
+
+    def __init__(self, engine: Engine, seed: int | None = None):
+        self.engine = engine
+        self.rng = np.random.default_rng(seed)
+
+    @abc.abstractmethod
+    def act(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        state: EuchreState | None = None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(n,) legal actions for n decisions, given their observations and legal masks."""
+
+    def act_one(self, observation: dict[str, np.ndarray]) -> int:
+        """One action from a PettingZoo observation dict (`{"observation", "action_mask"}`)."""
+        obs = np.asarray(observation["observation"])[None]
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        return int(self.act(obs, mask)[0])
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, obs, mask, state=None, rows=None):
+        """A uniformly random legal action per row."""
+        mask = np.asarray(mask, bool)
+        noise = self.rng.random(mask.shape)
+        return np.argmax(np.where(mask, noise, -1.0), axis=1)
+
+
+AgentFactory = Callable[[Engine, str, "int | None"], Agent]
+_REGISTRY: dict[str, AgentFactory] = {}
+
+
+def register(name: str, factory: AgentFactory) -> None:
+    """Make `name` (or `name:ARG`) buildable by `make_agent`; factory(engine, arg, seed) -> Agent."""
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    """Names the registry knows."""
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def make_agent(spec: str, engine: Engine, seed: int | None = None) -> Agent:
+    """Build a bot from a command-line spec such as `random`, `pimc:worlds=20` or `ppo:run/ckpt.pt`."""
+    _load_builtin()
+    name, _, arg = spec.partition(":")
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name](engine, arg, seed)
+
+
+def _load_builtin() -> None:
+    """Import the bundled bots so that they register themselves."""
+    import agents.builtin  # noqa: F401
+
+
+register("random", lambda engine, arg, seed: RandomAgent(engine, seed))
