@@ -54,6 +54,8 @@ class Phase(IntEnum):
 
 
 NUM_DECISION_PHASES = 6
+_BID_ROUND_1, _BID_ROUND_2, _MAKER_ALONE, _DEFENDER_ALONE, _DISCARD, _PLAY, _HAND_OVER = range(7)
+"""Phase values as plain ints, for the one-game path."""
 
 
 class IllegalActionError(ValueError):
@@ -131,7 +133,7 @@ def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndar
         seed = int(np.random.default_rng().integers(0, 2**63))
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative int or a numpy Generator, got {seed!r}")
-    base = _mix(np.array([int(seed) % 2**64], dtype=np.uint64))[0]
+    base = _mix(np.array([(int(seed) + 0x632BE59BD9B4E019) % 2**64], dtype=np.uint64))[0]
     return _mix(base + np.arange(num_games, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
@@ -187,6 +189,7 @@ class Engine:
         self.first_suit_action = d.suit_action(0)
         self.action_names = d.action_names()
         self._build_observation_layout()
+        self._build_single_tables()
 
     # ------------------------------------------------------------------ creation
 
@@ -434,6 +437,8 @@ class Engine:
         Rows already finished are left alone (their action is ignored). Raises IllegalActionError,
         leaving the state untouched, if any live game gets an illegal action.
         """
+        if state.num_games == 1:
+            return self._step_single(state, actions)
         actions = self.check_actions(state, actions)
         state.hand_points[:] = 0
         phase = state.phase.copy()
@@ -690,6 +695,213 @@ class Engine:
         out[rows, winner[rows]] = self.rules.rubber_bonus + diff[rows]
         return out
 
+    # ------------------------------------------------------------------ one game (N = 1)
+    # The same transitions as the batched functions above, written on scalars: with one game, a
+    # numpy call per rule costs far more than the rule itself. Rare events (scoring, dealing) still
+    # go through the batched functions. The batched engine at N > 1 is the reference; the two are
+    # checked against each other game by game.
+
+    def _build_single_tables(self) -> None:
+        d = self.deck
+        self._upcard_suit_list = d.upcard_suit.tolist()
+        self._effective_suit_list = d.effective_suit.tolist()
+        self._trick_strength_list = d.trick_strength.tolist()
+        follow = d.effective_suit[:, None, :] == np.arange(NUM_SUITS)[None, :, None]
+        self._follow = np.ascontiguousarray(follow)  # [trump, led, card]: the card follows the led suit
+        self._zero_rewards = np.zeros((1, NUM_SEATS), np.float32)
+        self._row0 = np.zeros(1, np.int64)
+
+    def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
+        """`step` for a batch of one game."""
+        acts = np.asarray(actions)
+        if acts.shape != (1,) or acts.dtype.kind not in "iu":
+            self.check_actions(state, acts)
+        a = int(acts[0])
+        phase = int(state.phase[0])
+        if phase < _HAND_OVER and not (0 <= a < self.num_actions and state.legal[0, a]):
+            self.check_actions(state, acts)  # raises with the full message
+        state.hand_points[0] = 0
+        if phase >= _HAND_OVER:
+            return self._zero_rewards.copy()
+        scored = False
+        if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
+            scored = self._bid_single(state, phase, a)
+        elif phase == _MAKER_ALONE:
+            if a == self.alone_action:
+                state.maker_alone[0] = True
+                state.active[0, (int(state.maker[0]) + 2) % NUM_SEATS] = False
+            if self.rules.lone_defender:
+                state.phase[0] = _DEFENDER_ALONE
+                first = (int(state.dealer[0]) + 1) % NUM_SEATS
+                if first % 2 == int(state.maker[0]) % 2:
+                    first = (first + 1) % NUM_SEATS
+                state.to_play[0] = first
+            else:
+                self._after_alone_single(state)
+        elif phase == _DEFENDER_ALONE:
+            asks = int(state.defender_asks[0]) + 1
+            state.defender_asks[0] = asks
+            seat = int(state.to_play[0])
+            if a == self.alone_action:
+                state.lone_defender[0] = seat
+                state.active[0, (seat + 2) % NUM_SEATS] = False
+                self._after_alone_single(state)
+            elif asks < 2:
+                state.to_play[0] = (seat + 2) % NUM_SEATS
+            else:
+                self._after_alone_single(state)
+        elif phase == _DISCARD:
+            state.hand[0, int(state.dealer[0]), a] = False
+            state.discard[0] = a
+            if self.rules.alone_when_naming:
+                self._start_play_single(state)
+            else:
+                state.phase[0] = _MAKER_ALONE
+                state.to_play[0] = state.maker[0]
+        else:
+            scored = self._play_single(state, a)
+        self._update_legal_single(state)
+        if not scored:
+            return self._zero_rewards.copy()
+        return self._rewards(state, self._row0)
+
+    def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
+        """A bid in either round; True if a thrown-in hand ended the episode."""
+        num_bids = int(state.num_bids[0])
+        state.bids[0, num_bids] = a
+        num_bids += 1
+        state.num_bids[0] = num_bids
+        if a != self.pass_action:
+            if phase == _BID_ROUND_1:
+                state.ordered_up[0] = True
+                suit = self._upcard_suit_list[int(state.upcard[0])]
+            else:
+                suit = a - self.first_suit_action
+            self._name_trump_single(state, suit)
+            return False
+        state.to_play[0] = (int(state.to_play[0]) + 1) % NUM_SEATS
+        if phase == _BID_ROUND_1:
+            if num_bids == NUM_SEATS:
+                state.phase[0] = _BID_ROUND_2
+            return False
+        if num_bids < MAX_BIDS:
+            return False
+        state.thrown_in[0] = True
+        if self.episode == EPISODE_HAND and self.rules.throw_in_ends_hand_episode:
+            state.phase[0] = _HAND_OVER
+            state.to_play[0] = -1
+            state.hand_number[0] += 1
+            return True
+        if not self.rules.throw_in_same_dealer:
+            state.dealer[0] = (int(state.dealer[0]) + 1) % NUM_SEATS
+        self._deal(state, self._row0)
+        return False
+
+    def _name_trump_single(self, state: EuchreState, suit: int) -> None:
+        state.trump[0] = suit
+        state.maker[0] = state.to_play[0]
+        state.thrown_in[0] = False
+        if not self.rules.alone_when_naming and state.ordered_up[0]:
+            self._pick_up_single(state)
+        else:
+            state.phase[0] = _MAKER_ALONE  # to_play stays the maker
+
+    def _pick_up_single(self, state: EuchreState) -> None:
+        dealer = int(state.dealer[0])
+        state.hand[0, dealer, int(state.upcard[0])] = True
+        state.picked_up[0] = True
+        state.phase[0] = _DISCARD
+        state.to_play[0] = dealer
+
+    def _after_alone_single(self, state: EuchreState) -> None:
+        if self.rules.alone_when_naming and state.ordered_up[0] and state.active[0, int(state.dealer[0])]:
+            self._pick_up_single(state)
+        else:
+            self._start_play_single(state)
+
+    def _next_active_single(self, active: list[bool], seat: int) -> int:
+        out = (seat + 1) % NUM_SEATS
+        for _ in range(NUM_SEATS - 1):
+            if not active[out]:
+                out = (out + 1) % NUM_SEATS
+        return out
+
+    def _start_play_single(self, state: EuchreState) -> None:
+        leader = self._next_active_single(state.active[0].tolist(), int(state.dealer[0]))
+        if self.rules.lone_lead == LEAD_LEFT_OF_LONE_PLAYER:
+            maker_alone = bool(state.maker_alone[0])
+            lone_def = int(state.lone_defender[0])
+            if maker_alone:
+                leader = (int(state.maker[0]) + 1) % NUM_SEATS
+            if lone_def >= 0:
+                leader = lone_def if maker_alone else (lone_def + 1) % NUM_SEATS
+        state.phase[0] = _PLAY
+        state.to_play[0] = leader
+        state.trick_leader[0, 0] = leader
+
+    def _play_single(self, state: EuchreState, a: int) -> bool:
+        """Play a card; True if it finished the hand (scored)."""
+        seat = int(state.to_play[0])
+        t = int(state.trick_index[0])
+        trump = int(state.trump[0])
+        state.hand[0, seat, a] = False
+        state.trick_cards[0, t, seat] = a
+        state.card_player[0, a] = seat
+        state.card_trick[0, a] = t
+        in_trick = int(state.cards_in_trick[0])
+        if in_trick == 0:
+            state.led_suit[0] = self._effective_suit_list[trump][a]
+        in_trick += 1
+        active = state.active[0].tolist()
+        if in_trick < sum(active):
+            state.cards_in_trick[0] = in_trick
+            state.to_play[0] = self._next_active_single(active, seat)
+            return False
+        strength = self._trick_strength_list[trump][int(state.led_suit[0])]
+        winner, best = 0, -2
+        for s, card in enumerate(state.trick_cards[0, t].tolist()):
+            value = strength[card] if card >= 0 else -1
+            if value > best:
+                winner, best = s, value
+        state.trick_winner[0, t] = winner
+        state.tricks_won[0, winner % 2] += 1
+        state.trick_index[0] = t + 1
+        state.cards_in_trick[0] = 0
+        state.led_suit[0] = -1
+        state.to_play[0] = winner
+        if t + 1 < NUM_TRICKS:
+            state.trick_leader[0, t + 1] = winner
+            return False
+        self._end_hand(state, self._row0)
+        return True
+
+    def _update_legal_single(self, state: EuchreState) -> None:
+        legal = state.legal[0]
+        legal[:] = False
+        phase = int(state.phase[0])
+        c = self.num_cards
+        if phase == _PLAY:
+            held = state.hand[0, int(state.to_play[0])]
+            if state.cards_in_trick[0]:
+                can_follow = held & self._follow[int(state.trump[0]), int(state.led_suit[0])]
+                if can_follow.any():
+                    held = can_follow
+            legal[:c] = held
+        elif phase == _BID_ROUND_1:
+            legal[self.pass_action] = True
+            legal[self.first_suit_action + self._upcard_suit_list[int(state.upcard[0])]] = True
+        elif phase == _BID_ROUND_2:
+            legal[self.first_suit_action : self.first_suit_action + NUM_SUITS] = True
+            legal[self.first_suit_action + self._upcard_suit_list[int(state.upcard[0])]] = False
+            legal[self.pass_action] = not self.rules.stick_the_dealer or state.to_play[0] != state.dealer[0]
+        elif phase == _MAKER_ALONE or phase == _DEFENDER_ALONE:
+            legal[self.alone_action] = True
+            legal[self.partner_action] = True
+        elif phase == _DISCARD:
+            legal[:c] = state.hand[0, int(state.dealer[0])]
+            if not self.rules.dealer_may_bury_upcard:
+                legal[int(state.upcard[0])] = False
+
     # ------------------------------------------------------------------ observations
 
     def _build_observation_layout(self) -> None:
@@ -720,6 +932,18 @@ class Engine:
             self.observation_layout[name] = slice(start, start + size)
             start += size
         self.observation_size = start
+        self._layout_start_int = {name: part.start for name, part in self.observation_layout.items()}
+        self._layout_start = {name: np.intp(start) for name, start in self._layout_start_int.items()}
+        self._seat_ids = np.arange(NUM_SEATS, dtype=np.intp)
+        cards = np.arange(c, dtype=np.intp)
+        self._played_by_col = self._layout_start["played_by"] + cards * NUM_SEATS
+        self._played_in_trick_col = self._layout_start["played_in_trick"] + cards * NUM_TRICKS
+        self._current_trick_col = self._layout_start["current_trick"] + cards
+        self._trick_leader_col = self._layout_start["trick_leader"] + np.arange(NUM_TRICKS, dtype=np.intp) * NUM_SEATS
+        self._bid_col = self._layout_start["bids"] + np.arange(MAX_BIDS, dtype=np.intp) * (1 + NUM_SUITS)
+        # bid action -> its slot (pass 0, a suit 1 + suit); index -1 (no bid) wraps to the spare last entry
+        self._bid_choice = np.zeros(self.num_actions + 1, np.intp)
+        self._bid_choice[self.first_suit_action : self.first_suit_action + NUM_SUITS] = 1 + np.arange(NUM_SUITS)
 
     def observe(self, state: EuchreState, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(N, D) float32 information state of `seats` (default: the seat to act), from that seat's view.
@@ -729,64 +953,156 @@ class Engine:
         n = state.num_games
         if seats is None:
             seats = np.maximum(state.to_play, 0)
-        me = np.asarray(seats, dtype=np.int64)
-        if out is None:
-            out = np.zeros((n, self.observation_size), np.float32)
+        me = np.asarray(seats, dtype=np.intp)
+        size = self.observation_size
+        fits = out is not None and out.dtype == np.float32 and out.shape == (n, size) and out.flags.c_contiguous
+        buf = out if fits else np.empty((n, size), np.float32)
+        if n == 1:
+            self._observe_single(state, int(me[0]), buf[0])
         else:
-            out[:] = 0
-        lay = self.observation_layout
+            self._observe_batch(state, me, buf)
+        if out is None or fits:
+            return buf
+        out[...] = buf
+        return out
+
+    def _observe_batch(self, state: EuchreState, me: np.ndarray, buf: np.ndarray) -> None:
+        # Built as uint8 marks in one zeroed array, converted to float32 once. Each mark is written
+        # at a flat index; a feature that is absent writes False at a cell of its own row and block.
+        n = state.num_games
         c = self.num_cards
-        rows = np.arange(n)
-        rel_seats = (me[:, None] + np.arange(NUM_SEATS)[None, :]) % NUM_SEATS  # relative -> absolute
+        lay = self.observation_layout
+        start = self._layout_start
+        marks = np.zeros((n, self.observation_size), np.uint8)
+        flat = marks.reshape(-1)
+        rows = np.arange(n, dtype=np.intp)
+        row_base = rows * self.observation_size
+        me8 = me.astype(np.int8)
 
-        out[:, lay["hand"]] = state.hand[rows, me]
-        out[rows, lay["upcard"].start + state.upcard] = 1
-        out[:, lay["upcard_turned_down"].start] = (state.num_bids >= NUM_SEATS) & ~state.ordered_up
-        out[rows, lay["dealer"].start + (state.dealer.astype(np.int64) - me) % NUM_SEATS] = 1
+        marks[:, lay["hand"]] = np.take(state.hand.reshape(n * NUM_SEATS, c), rows * NUM_SEATS + me, axis=0)
+        marks[:, lay["sitting_out"]] = ~state.active[rows[:, None], (me[:, None] + self._seat_ids) & 3]
 
+        named = state.trump >= 0
+        maker = (state.maker - me8) & 3
+        lone_def = state.lone_defender
+        team = me & 1
+        singles = (  # (column, present) of the blocks with at most one mark per game
+            (start["upcard"] + np.maximum(state.upcard, 0), state.upcard >= 0),
+            (start["upcard_turned_down"], (state.num_bids >= NUM_SEATS) & ~state.ordered_up),
+            (start["dealer"] + ((state.dealer - me8) & 3), True),
+            (start["trump"] + np.maximum(state.trump, 0), named),
+            (start["maker"] + maker, named),
+            (start["alone"] + maker, state.maker_alone),
+            (start["alone"] + ((lone_def - me8) & 3), lone_def >= 0),
+            (start["own_discard"] + np.maximum(state.discard, 0), (state.discard >= 0) & (state.dealer == me8)),
+            (start["phase"] + np.minimum(state.phase, NUM_DECISION_PHASES - 1), state.phase < NUM_DECISION_PHASES),
+            (start["tricks_won"] + state.tricks_won[rows, team], True),
+            (start["tricks_won"] + (NUM_TRICKS + 1) + state.tricks_won[rows, 1 - team], True),
+        )
+        idx = np.empty((len(singles), n), np.intp)
+        present = np.empty((len(singles), n), bool)
+        for k, (col, there) in enumerate(singles):
+            idx[k] = col
+            present[k] = there
+        idx += row_base
+        flat[idx[present]] = 1  # only the marks: "alone" may get two writes at one cell
+
+        row_base = row_base[:, None]
         bids = state.bids
-        slot_rows, slots = np.nonzero(bids >= 0)
-        bid = bids[slot_rows, slots].astype(np.int64)
-        choice = np.where(bid == self.pass_action, 0, bid - self.first_suit_action + 1)
-        out[slot_rows, lay["bids"].start + slots * (1 + NUM_SUITS) + choice] = 1
+        flat[(self._bid_col + self._bid_choice[bids] + row_base)[bids >= 0]] = 1
+        player = state.card_player
+        played = player >= 0
+        rel = (player - me8[:, None]) & 3
+        cols = self._played_by_col + rel
+        cols += row_base
+        flat[cols] = played
+        cols = self._played_in_trick_col + np.maximum(state.card_trick, 0)
+        cols += row_base
+        flat[cols] = played
+        cols = rel.astype(np.intp)
+        cols *= c
+        cols += self._current_trick_col
+        cols += row_base
+        flat[cols] = played & (state.card_trick == state.trick_index[:, None])
+        leader = state.trick_leader
+        cols = self._trick_leader_col + ((leader - me8[:, None]) & 3)
+        cols += row_base
+        flat[cols] = leader >= 0
 
-        named = np.flatnonzero(state.trump >= 0)
-        out[named, lay["trump"].start + state.trump[named].astype(np.int64)] = 1
-        out[named, lay["maker"].start + (state.maker[named].astype(np.int64) - me[named]) % NUM_SEATS] = 1
-        alone = np.zeros((n, NUM_SEATS), bool)
-        alone[rows, np.maximum(state.maker, 0)] = state.maker_alone
-        ld = np.flatnonzero(state.lone_defender >= 0)
-        alone[ld, state.lone_defender[ld]] = True
-        out[:, lay["alone"]] = alone[rows[:, None], rel_seats]
-        out[:, lay["sitting_out"]] = ~state.active[rows[:, None], rel_seats]
-
-        mine = np.flatnonzero((state.discard >= 0) & (state.dealer == me))
-        out[mine, lay["own_discard"].start + state.discard[mine]] = 1
-        deciding = np.flatnonzero(state.phase < NUM_DECISION_PHASES)
-        out[deciding, lay["phase"].start + state.phase[deciding].astype(np.int64)] = 1
-
-        pr, pc = np.nonzero(state.card_player >= 0)
-        who = (state.card_player[pr, pc].astype(np.int64) - me[pr]) % NUM_SEATS
-        trick_of = state.card_trick[pr, pc].astype(np.int64)
-        out[pr, lay["played_by"].start + pc * NUM_SEATS + who] = 1
-        out[pr, lay["played_in_trick"].start + pc * NUM_TRICKS + trick_of] = 1
-        current = trick_of == state.trick_index[pr]
-        out[pr[current], lay["current_trick"].start + who[current] * c + pc[current]] = 1
-
-        lr, lt = np.nonzero(state.trick_leader >= 0)
-        lead_rel = (state.trick_leader[lr, lt].astype(np.int64) - me[lr]) % NUM_SEATS
-        out[lr, lay["trick_leader"].start + lt * NUM_SEATS + lead_rel] = 1
-
-        won_start = lay["tricks_won"].start
-        team = me % 2
-        won = state.tricks_won.astype(np.int64)
-        out[rows, won_start + won[rows, team]] = 1
-        out[rows, won_start + NUM_TRICKS + 1 + won[rows, 1 - team]] = 1
+        np.copyto(buf, marks)
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
-            out[:, lay["score"].start] = state.score[rows, team] / target
-            out[:, lay["score"].start + 1] = state.score[rows, 1 - team] / target
+            buf[:, lay["score"].start] = state.score[rows, team] / target
+            buf[:, lay["score"].start + 1] = state.score[rows, 1 - team] / target
             if self.episode == EPISODE_RUBBER:
-                out[:, lay["games_won"].start] = state.games_won[rows, team]
-                out[:, lay["games_won"].start + 1] = state.games_won[rows, 1 - team]
-        return out
+                buf[:, lay["games_won"].start] = state.games_won[rows, team]
+                buf[:, lay["games_won"].start + 1] = state.games_won[rows, 1 - team]
+
+    def _observe_single(self, state: EuchreState, seat: int, buf: np.ndarray) -> None:
+        """`observe` of game 0 into buf (D,): the same encoding, built from scalars."""
+        st = self._layout_start_int
+        c = self.num_cards
+        on = []
+        add = on.append
+        base = st["hand"]
+        for card, held in enumerate(state.hand[0, seat].tolist()):
+            if held:
+                add(base + card)
+        upcard = int(state.upcard[0])
+        if upcard >= 0:
+            add(st["upcard"] + upcard)
+        if state.num_bids[0] >= NUM_SEATS and not state.ordered_up[0]:
+            add(st["upcard_turned_down"])
+        add(st["dealer"] + (int(state.dealer[0]) - seat) % NUM_SEATS)
+        base = st["bids"]
+        for slot, bid in enumerate(state.bids[0].tolist()):
+            if bid >= 0:
+                add(base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1))
+        if state.trump[0] >= 0:
+            maker = (int(state.maker[0]) - seat) % NUM_SEATS
+            add(st["trump"] + int(state.trump[0]))
+            add(st["maker"] + maker)
+            if state.maker_alone[0]:
+                add(st["alone"] + maker)
+        lone_def = int(state.lone_defender[0])
+        if lone_def >= 0:
+            add(st["alone"] + (lone_def - seat) % NUM_SEATS)
+        active = state.active[0].tolist()
+        for k in range(NUM_SEATS):
+            if not active[(seat + k) % NUM_SEATS]:
+                add(st["sitting_out"] + k)
+        discard = int(state.discard[0])
+        if discard >= 0 and state.dealer[0] == seat:
+            add(st["own_discard"] + discard)
+        phase = int(state.phase[0])
+        if phase < NUM_DECISION_PHASES:
+            add(st["phase"] + phase)
+        current = int(state.trick_index[0])
+        by, in_trick, now = st["played_by"], st["played_in_trick"], st["current_trick"]
+        for card, (player, trick) in enumerate(zip(state.card_player[0].tolist(), state.card_trick[0].tolist())):
+            if trick >= 0:
+                add(in_trick + card * NUM_TRICKS + trick)
+            if player >= 0:
+                rel = (player - seat) % NUM_SEATS
+                add(by + card * NUM_SEATS + rel)
+                if trick == current:
+                    add(now + rel * c + card)
+        base = st["trick_leader"]
+        for t, leader in enumerate(state.trick_leader[0].tolist()):
+            if leader >= 0:
+                add(base + t * NUM_SEATS + (leader - seat) % NUM_SEATS)
+        team = seat % 2
+        won = state.tricks_won[0].tolist()
+        add(st["tricks_won"] + won[team])
+        add(st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team])
+        buf[:] = 0
+        buf[on] = 1
+        if self.episode != EPISODE_HAND:
+            target = float(self.rules.target_points)
+            score = state.score[0].tolist()
+            buf[st["score"]] = score[team] / target
+            buf[st["score"] + 1] = score[1 - team] / target
+            if self.episode == EPISODE_RUBBER:
+                games = state.games_won[0].tolist()
+                buf[st["games_won"]] = games[team]
+                buf[st["games_won"] + 1] = games[1 - team]

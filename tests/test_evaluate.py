@@ -1,0 +1,230 @@
+"""evaluate.py: duplicate deals, intervals, reproducibility across worker counts, ratings and the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evaluate
+from agents.base import Agent, RandomAgent, register
+from euchre_env.engine import Engine
+from euchre_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FirstLegalAgent(Agent):
+    """Deterministic: the lowest legal action id. Two copies facing each other replay a deal exactly."""
+
+    name = "test_first_legal"
+
+    def act(self, obs, mask, state=None, rows=None):
+        return np.argmax(np.asarray(mask, bool), axis=1)
+
+
+class SeatSpy(RandomAgent):
+    """Random, but records the seat it acted for in each row (it asks for the full state to see it)."""
+
+    name = "test_seat_spy"
+    needs_full_state = True
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def act(self, obs, mask, state=None, rows=None):
+        SeatSpy.seen.append((rows.copy(), state.to_play[rows].copy()))
+        return super().act(obs, mask)
+
+
+class PeekingAgent(RandomAgent):
+    """Stands in for the oracle: flagged unfair, so it is played and reported but never ranked."""
+
+    name = "test_peeking"
+    fair = False
+
+
+register("test_first_legal", lambda engine, arg, seed: FirstLegalAgent(engine, seed))
+register("test_seat_spy", lambda engine, arg, seed: SeatSpy(engine, seed))
+register("test_peeking", lambda engine, arg, seed: PeekingAgent(engine, seed))
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_match_writes_json_csv_and_plots(tmp_path):
+    out = tmp_path / "match"
+    done = run_cli("random", "random", "--hands", "40", "--chunk", "8", "--workers", "1", "--seed", "3",
+                   "--out", str(out), "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "margin per hand" in done.stdout
+    summary = json.loads((out / "match.json").read_text())["match"]
+    assert (summary["a"], summary["b"], summary["pairs"], summary["hands"]) == ("random", "random", 20, 40)
+    low, high = summary["margin_per_hand"]["low"], summary["margin_per_hand"]["high"]
+    assert low <= summary["margin_per_hand"]["value"] <= high
+    with open(out / "pairs.csv") as f:
+        pairs = list(csv.DictReader(f))
+    assert len(pairs) == 20 and sum(int(p["hands"]) for p in pairs) == 40
+    assert (out / "match.csv").read_text().count("\n") == 2
+    assert (out / "margin.png").stat().st_size > 1000
+
+
+def test_round_robin_command_with_config_rules_and_games(tmp_path):
+    out = tmp_path / "rr"
+    code = evaluate.main(["--config", str(ROOT / "configs" / "tournament.yaml"), "--round-robin", "random", "random:b",
+                          "--games", "6", "--rules", "target_points=3", "--workers", "1", "--bootstrap", "20",
+                          "--out", str(out), "--no-progress"])
+    assert code == 0
+    data = json.loads((out / "tournament.json").read_text())
+    assert data["config"]["rules"]["target_points"] == 3
+    (match,) = data["matches"]
+    assert match["mode"] == "games" and match["games"] == 6 and match["win_rate_a"] is not None
+    assert len(data["ratings"]["table"]) == 2 and data["ratings"]["outcome"] == "games"
+    for name in ("matches.csv", "ratings.csv", "pairs.csv", "ratings.png", "head_to_head.png"):
+        assert (out / name).stat().st_size > 0, name
+
+
+def test_self_play_margin_interval_contains_zero():
+    match = evaluate.play_match(None, "random", "random", hands=2000, seed=11)
+    m = match.margin_per_hand
+    assert m.low < 0 < m.high and not match.significant
+    assert match.num_hands == 2000 and match.num_pairs == 1000
+    assert m.value == pytest.approx(match.points_per_hand_a.value - match.points_per_hand_b.value)
+
+
+def test_results_identical_for_one_and_two_workers_and_reproducible():
+    kwargs = dict(hands=240, seed=5, chunk=30)
+    one = evaluate.play_match(None, "random", "random:other", workers=1, **kwargs)
+    two = evaluate.play_match(None, "random", "random:other", workers=2, **kwargs)
+    again = evaluate.play_match(None, "random", "random:other", workers=1, **kwargs)
+    other_seed = evaluate.play_match(None, "random", "random:other", workers=1, **{**kwargs, "seed": 6})
+    for field in ("keys", "a_points", "b_points", "hands"):
+        np.testing.assert_array_equal(getattr(one, field), getattr(two, field))
+        np.testing.assert_array_equal(getattr(one, field), getattr(again, field))
+    assert not np.array_equal(one.keys, other_seed.keys)
+
+
+def test_games_mode_reproduces_and_plays_to_the_target():
+    kwargs = dict(games=16, seed=2, chunk=3)
+    one = evaluate.play_match(Rules(target_points=5), "random", "random:x", **kwargs)
+    again = evaluate.play_match(Rules(target_points=5), "random", "random:x", **kwargs)
+    np.testing.assert_array_equal(one.a_wins, again.a_wins)
+    np.testing.assert_array_equal(one.a_points, again.a_points)
+    assert set(np.unique(one.a_wins)) <= {0, 1, 2} and one.win_rate_a is not None
+    assert (one.a_points + one.b_points >= 2 * 5).all()  # both games of a pair went to the target
+
+
+def test_swapped_seats_see_the_same_deals():
+    engine = Engine()
+    keys = np.arange(1, 9, dtype=np.uint64) * np.uint64(7919)
+    state, a_team = evaluate.deal_duplicates(engine, keys)
+    m = keys.size
+    np.testing.assert_array_equal(state.dealt[:m], state.dealt[m:])
+    np.testing.assert_array_equal(state.upcard[:m], state.upcard[m:])
+    np.testing.assert_array_equal(state.dealer[:m], state.dealer[m:])
+    np.testing.assert_array_equal(a_team, [0] * m + [1] * m)
+
+
+def test_mirrored_games_replay_exactly_with_a_deterministic_bot():
+    """Two copies of one deterministic bot: each mirrored pair is the same game twice, so every margin is 0."""
+    for mode in ({"hands": 100}, {"games": 20}):
+        match = evaluate.play_match(None, "test_first_legal", "test_first_legal", seed=4, **mode)
+        np.testing.assert_array_equal(match.a_points, match.b_points)
+        assert match.margin_per_hand.value == 0 and match.margin_per_hand.se == 0 and not match.significant
+
+
+def test_a_sits_at_seats_0_and_2_then_1_and_3():
+    SeatSpy.seen.clear()
+    evaluate.play_match(None, "test_seat_spy", "random", hands=20, seed=1)
+    m = 10
+    rows = np.concatenate([r for r, _ in SeatSpy.seen])
+    seats = np.concatenate([s for _, s in SeatSpy.seen])
+    assert (seats[rows < m] % 2 == 0).all() and (seats[rows >= m] % 2 == 1).all()
+    assert (rows < m).any() and (rows >= m).any()
+
+
+def test_unknown_bot_gives_a_clear_error(capsys):
+    with pytest.raises(ValueError, match="unknown agent 'no_such_bot'.*known agents: .*random"):
+        evaluate.play_match(None, "no_such_bot", "random", hands=10)
+    assert evaluate.main(["no_such_bot", "random", "--hands", "10", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent 'no_such_bot'" in err and "Traceback" not in err
+
+
+def test_bad_options_give_clear_errors(capsys):
+    assert evaluate.main(["random", "random", "--rules", "no_such_rule=1"]) == 2
+    assert "no_such_rule" in capsys.readouterr().err
+    assert evaluate.main(["random"]) == 2
+    assert "exactly two bots" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="either hands or games"):
+        evaluate.play_match(None, "random", "random", hands=10, games=10)
+
+
+def test_config_file_then_command_line(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("bots: [random, random]\nhands: 50\nseed: 9\nrules: {deck: 32, target_points: 7}\n")
+    args = evaluate.parse_args(["--config", str(config), "--rules", "target_points=5", "--games", "8"])
+    assert args.bots == ["random", "random"] and args.seed == 9
+    assert (args.hands, args.games) == (None, 8)
+    assert args.rules == {"deck": 32, "target_points": 5}
+    args = evaluate.parse_args(["--config", str(config), "--round-robin", "random", "random:b", "--rules", "{joker: true}"])
+    assert args.bots == [] and args.round_robin == ["random", "random:b"]
+    assert args.rules == {"deck": 32, "target_points": 7, "joker": True}
+
+
+def test_agent_instances_play_in_process_and_reproduce():
+    engine = Engine(Rules())
+    one = evaluate.play_match(engine, RandomAgent(engine, 0), "random", hands=60, seed=2, workers=2, chunk=10)
+    two = evaluate.play_match(engine, RandomAgent(engine, 99), "random", hands=60, seed=2, chunk=10)
+    np.testing.assert_array_equal(one.a_points, two.a_points)
+    with pytest.raises(ValueError, match="other rules"):
+        evaluate.play_match(Rules(deck=32), RandomAgent(engine, 0), "random", hands=10)
+
+
+def test_round_robin_ranks_fair_bots_only_and_matches_standalone_play():
+    tournament = evaluate.round_robin(
+        None, ["random", "test_first_legal", "test_peeking"], hands=200, seed=3, bootstrap=30
+    )
+    table = {row["bot"]: row for row in tournament.ratings.table()}
+    assert table["test_peeking"]["rank"] is None and not table["test_peeking"]["fair"]
+    assert sorted(row["rank"] for row in table.values() if row["fair"]) == [1, 2]
+    fair = [r["rating"] for r in table.values() if r["fair"]]
+    assert np.mean(fair) == pytest.approx(evaluate.ELO_MEAN)
+    assert all(r["low"] <= r["rating"] <= r["high"] for r in table.values())
+    alone = evaluate.play_match(None, "random", "test_peeking", hands=200, seed=3)
+    inside = next(m for m in tournament.matches if (m.a, m.b) == ("random", "test_peeking"))
+    np.testing.assert_array_equal(alone.a_points, inside.a_points)
+    value, half = tournament.margins()
+    np.testing.assert_allclose(value, -value.T)
+
+
+def test_bradley_terry_recovers_known_ratings():
+    truth = np.array([-200.0, 0.0, 50.0, 150.0])
+    p = 1 / (1 + 10 ** ((truth[None, :] - truth[:, None]) / 400))
+    wins = 1e6 * p
+    np.fill_diagonal(wins, 0)
+    np.testing.assert_allclose(evaluate.fit_bradley_terry(wins, prior=0), truth - truth.mean(), atol=1e-6)
+    assert evaluate.fit_against(wins[3, :3], wins[:3, 3], truth[:3], prior=0) == pytest.approx(150.0, abs=1e-6)
+    sweep = np.array([[0, 50, 50], [0, 0, 30], [0, 20, 0]], float)
+    assert np.isfinite(evaluate.fit_bradley_terry(sweep)).all()
+
+
+def test_ratio_estimate_is_the_mean_and_its_standard_error_for_equal_units():
+    y = np.array([1.0, -2.0, 4.0, 0.0, 3.0])
+    e = evaluate.ratio_estimate(y, np.ones_like(y))
+    assert e.value == pytest.approx(y.mean())
+    assert e.se == pytest.approx(y.std(ddof=1) / np.sqrt(y.size))
+    assert e.high - e.value == pytest.approx(1.959964 * e.se, rel=1e-6)
+
+
+def test_heuristic_beats_random_significantly_and_the_oracle_is_unfair():
+    match = evaluate.play_match(None, "heuristic", "random", hands=200, seed=0)
+    assert match.significant and match.margin_per_hand.low > 0
+    assert 0.5 < match.point_share_a.value <= match.point_share_a.high <= 1
+    assert evaluate.check_bots(Rules(), ["heuristic", "random", "oracle"]) == [True, True, False]
