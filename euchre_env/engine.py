@@ -690,9 +690,11 @@ class Engine:
         out = np.zeros((state.num_games, 2), np.int32)
         done = state.games_won.max(axis=1) >= self.rules.rubber_games
         winner = np.argmax(state.games_won, axis=1)
-        diff = np.abs(state.rubber_points[:, 0] - state.rubber_points[:, 1])
         rows = np.flatnonzero(done)
-        out[rows, winner[rows]] = self.rules.rubber_bonus + diff[rows]
+        w = winner[rows]
+        # 004_*: "the difference between their points and those of their opponents", signed.
+        diff = state.rubber_points[rows, w] - state.rubber_points[rows, 1 - w]
+        out[rows, w] = self.rules.rubber_bonus + diff
         return out
 
     # ------------------------------------------------------------------ one game (N = 1)

@@ -131,14 +131,19 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode: a random deal from `seed`, or the exact deal in `options["deal"]`."""
-        if seed is not None:
-            self._key_rng = np.random.default_rng(seed)
-        key = game_keys(self._key_rng, 1)
+        rng = np.random.default_rng(seed) if seed is not None else self._key_rng
+        rng_state = rng.bit_generator.state
+        key = game_keys(rng, 1)
         deal = (options or {}).get("deal")
         if deal is not None:
-            state = self._state_from_deal(deal, int(key[0]))
+            try:
+                state = self._state_from_deal(deal, int(key[0]))
+            except DealError:
+                rng.bit_generator.state = rng_state  # a rejected deal leaves the env as it was
+                raise
         else:
             state = self.engine.init(key)
+        self._key_rng = rng
         self.state_ = state
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}

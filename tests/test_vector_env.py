@@ -1,0 +1,154 @@
+"""The batched vector API: shapes and Gymnasium-style attributes, same-step autoreset, zero-sum
+rewards, and illegal actions."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from euchre_env.engine import Engine, IllegalActionError, Phase, game_keys
+from euchre_env.rules import Rules
+from euchre_env.vector import EuchreVectorEnv
+
+N = 64
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.argmax(np.where(mask, rng.random(mask.shape), -1.0), axis=1)
+
+
+def test_attributes_and_shapes():
+    env = EuchreVectorEnv(N, seed=0)
+    d, a = env.engine.observation_size, env.engine.num_actions
+    assert env.num_envs == N
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert isinstance(env.single_observation_space, gymnasium.spaces.Box)
+    assert env.single_observation_space.shape == (d,)
+    assert env.single_action_space == gymnasium.spaces.Discrete(a)
+    assert env.observation_space.shape == (N, d)
+    assert env.action_space.shape == (N,) and (env.action_space.nvec == a).all()
+    obs, info = env.reset()
+    assert obs.shape == (N, d) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (N, a) and info["action_mask"].dtype == bool
+    assert info["to_play"].shape == (N,)
+    assert env.action_masks.shape == (N, a) and env.to_play.shape == (N,)
+    obs, rewards, terminated, truncated, info = env.step(random_legal(env.action_masks, np.random.default_rng(0)))
+    assert obs.shape == (N, d) and rewards.shape == (N, 4) and rewards.dtype == np.float32
+    assert terminated.shape == truncated.shape == (N,) and terminated.dtype == truncated.dtype == bool
+    assert not truncated.any()
+    assert all(env.single_observation_space.contains(o) for o in obs)
+
+
+def test_invalid_num_envs_and_step_before_reset():
+    with pytest.raises(ValueError):
+        EuchreVectorEnv(0)
+    with pytest.raises(ValueError):
+        EuchreVectorEnv(2.5)
+    with pytest.raises(RuntimeError):
+        EuchreVectorEnv(2).step(np.zeros(2, int))
+
+
+def test_reset_is_reproducible_per_game_and_matches_the_engine():
+    a, b = EuchreVectorEnv(N, seed=7), EuchreVectorEnv(N, seed=7)
+    obs_a, info_a = a.reset()
+    obs_b, _ = b.reset()
+    assert np.array_equal(obs_a, obs_b)
+    obs_c, _ = b.reset(seed=8)
+    assert not np.array_equal(obs_a, obs_c)
+    engine = Engine(Rules())
+    state = engine.init(game_keys(7, N))
+    assert np.array_equal(obs_a, engine.observe(state))
+    assert np.array_equal(info_a["action_mask"], state.legal)
+    assert np.array_equal(info_a["to_play"], state.to_play)
+
+
+def test_observation_is_from_the_seat_to_act():
+    env = EuchreVectorEnv(N, seed=1)
+    obs, info = env.reset()
+    engine = env.engine
+    seats = info["to_play"]
+    assert np.array_equal(obs, engine.observe(env.state, seats))
+    hand = obs[:, engine.observation_layout["hand"]].astype(bool)
+    assert np.array_equal(hand, env.state.hand[np.arange(N), seats])
+
+
+@pytest.mark.parametrize(
+    "rules, episode",
+    [(Rules(), "hand"), (Rules(stick_the_dealer=False), "hand"), (Rules(target_points=3, joker=True), "game")],
+    ids=["hand", "hand_stick_off", "game_to_3"],
+)
+def test_same_step_autoreset(rules, episode):
+    env = EuchreVectorEnv(N, rules=rules, episode=episode, seed=3)
+    engine = env.engine
+    obs, info = env.reset()
+    rng = np.random.default_rng(3)
+    finished = 0
+    episodes = np.zeros(N, int)
+    for _ in range(200):
+        mask = info["action_mask"]
+        assert mask[np.arange(N), (actions := random_legal(mask, rng))].all()
+        before = env.state.copy()
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        assert (rewards[:, 0] == rewards[:, 2]).all() and (rewards[:, 1] == rewards[:, 3]).all()
+        assert (rewards[:, 0] + rewards[:, 1] == 0).all()
+        scored = terminated | (env.state.hand_number > before.hand_number)
+        assert (rewards[~scored] == 0).all()
+        # every game is live after the step: finished ones already restarted
+        assert not env.state.done.any()
+        assert np.array_equal(obs, engine.observe(env.state))
+        assert np.array_equal(info["action_mask"], env.state.legal)
+        rows = np.flatnonzero(terminated)
+        if rows.size:
+            finished += rows.size
+            episodes[rows] += 1
+            fresh = env.state
+            assert (fresh.phase[rows] == Phase.BID_ROUND_1).all()
+            assert (fresh.hand_number[rows] == 0).all() and (fresh.score[rows] == 0).all()
+            assert (fresh.deal_count[rows] > before.deal_count[rows]).all()
+            points = info["final_hand_points"][rows]
+            if episode == "hand":
+                assert np.array_equal(rewards[rows, 0], points[:, 0] - points[:, 1])
+            else:
+                final = info["final_score"][rows]
+                assert (final.max(axis=1) >= rules.target_points).all()
+                assert np.array_equal(rewards[rows, 0], points[:, 0] - points[:, 1])
+    assert finished >= N
+    assert (episodes > 0).mean() > 0.9
+
+
+def test_autoreset_continues_each_games_own_deal_stream():
+    """Game i's episodes depend only on (seed, i) and its own actions, not on the other games."""
+    env = EuchreVectorEnv(4, seed=9)
+    env.reset()
+    solo = EuchreVectorEnv(1, seed=9)
+    solo.reset()
+    rng = np.random.default_rng(9)
+    for _ in range(120):
+        actions = random_legal(env.action_masks, rng)
+        obs, rewards, terminated, _, _ = env.step(actions)
+        obs1, rewards1, terminated1, _, _ = solo.step(actions[:1])
+        assert np.array_equal(obs[0], obs1[0]) and np.array_equal(rewards[0], rewards1[0])
+        assert terminated[0] == terminated1[0]
+
+
+def test_illegal_action_raises_without_changing_state():
+    env = EuchreVectorEnv(N, seed=4)
+    env.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        env.step(random_legal(env.action_masks, rng))
+    before = env.state.copy()
+    actions = random_legal(env.action_masks, rng)
+    g = 17
+    actions[g] = int(np.flatnonzero(~env.action_masks[g])[0])
+    with pytest.raises(IllegalActionError, match=f"in game {g} "):
+        env.step(actions)
+    for bad in (actions[:-1], actions.astype(np.float64), np.full(N, env.engine.num_actions)):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    for field, value in vars(before).items():
+        assert np.array_equal(value, getattr(env.state, field)), field
+    actions[g] = random_legal(env.action_masks[g : g + 1], rng)[0]
+    env.step(actions)
