@@ -1,0 +1,516 @@
+"""Perfect-information Monte Carlo (`pimc`) and its cheating ceiling (`oracle`).
+
+For each decision `pimc` samples layouts of the cards it has not seen, solves each layout exactly
+with the double-dummy search in `agents.solver`, and takes the action with the best mean hand
+score for its side (points won minus points conceded, from `Engine.hand_score`).
+
+Sampling (`sample_hands`, uniform over the layouts consistent with what the seat has seen):
+  - its own hand is fixed; cards played, its own discard and the upcard are never dealt again;
+  - a seat that did not follow the suit led (by effective suit) is void in it;
+  - when the upcard was ordered up and the dealer still plays, the dealer holds it until it is
+    played, unless the dealer has shown a void in trump or has no card left (then it was
+    buried); a dealer's own discard is known only to the dealer, who sees it in its observation;
+  - the other unseen cards (kitty, a buried card, a sitting-out hand) form a pool nobody plays;
+  - seats hold exactly as many cards as they have left. The C sampler counts the deals suit by
+    suit and draws from the exact uniform distribution (no rejection).
+
+Play decisions: each legal card is scored in every layout by the solver (the trick in progress,
+tricks already won and the alone flags all count), then averaged. Ties go to the card the
+`heuristic` bot would play.
+
+Bidding, going alone, the lone-defender call and the discard are evaluated by rollouts through the
+engine itself, so every table option is played by the rules engine and not re-implemented:
+each layout becomes a full deal; the actions of the hand so far are replayed on it; then, for each
+candidate plan, the seat's action is applied and the rest of the auction is played by a model of
+the table (the `heuristic` bot for every other seat, and for this seat's own later bids) until
+trump is made and the play begins; the position is then solved double-dummy and scored, and a
+throw-in scores 0. A plan that names trump is tried both with the partner and alone, and is worth
+the better of the two (the seat decides alone-ness itself right after naming). Approximations, by
+design: the other seats' bids follow the heuristic rather than a model fitted to them; the play
+after bidding is double-dummy (both sides see all cards), which favours the stronger hand's side;
+and the sampler does not infer hands from the bids.
+
+`oracle` runs the same evaluation on the one true layout (it reads the engine state): a labelled
+cheating ceiling, never a fair opponent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+
+import numpy as np
+
+from agents.base import Agent, register
+from agents.heuristic import HeuristicAgent
+from agents.solver import DoubleDummy, hand_masks, sample_layouts
+from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
+from euchre_env.infoset import BID_NONE, BID_PASS, InfoSet, decode
+
+DEFAULT_WORLDS = 30
+EPSILON = 1e-9
+POOL = 3
+"""Index of the pool (cards no active seat holds) in the sampler's output."""
+
+
+def parse_options(arg: str) -> dict[str, int]:
+    """`worlds=30` (comma-separated key=value) -> {"worlds": 30}; unknown keys raise ValueError."""
+    options = {"worlds": DEFAULT_WORLDS}
+    for item in filter(None, (part.strip() for part in arg.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep and key.isdigit():
+            key, value = "worlds", key
+        if key not in options:
+            raise ValueError(f"unknown pimc option {key!r} in {arg!r}; options: worlds=N")
+        options[key] = int(value)
+    if options["worlds"] < 1:
+        raise ValueError(f"pimc needs worlds >= 1, got {options['worlds']}")
+    return options
+
+
+def score_table(engine: Engine) -> np.ndarray:
+    """[maker alone, lone defender, maker tricks] -> maker team's points minus the defenders', by the engine."""
+    alone, lone, tricks = np.meshgrid([False, True], [False, True], np.arange(NUM_TRICKS + 1), indexing="ij")
+    n = alone.size
+    won = np.stack([tricks.reshape(-1), NUM_TRICKS - tricks.reshape(-1)], axis=1).astype(np.int8)
+    view = types.SimpleNamespace(
+        maker=np.zeros(n, np.int8),
+        tricks_won=won,
+        maker_alone=alone.reshape(-1),
+        lone_defender=np.where(lone.reshape(-1), 1, -1).astype(np.int8),
+    )
+    points = engine.hand_score(view, np.arange(n)).astype(np.float64)
+    return (points[:, 0] - points[:, 1]).reshape(alone.shape)
+
+
+@dataclasses.dataclass
+class View:
+    """One seat's information set (one row of an `InfoSet`), in the form the sampler needs."""
+
+    hand: int  # bit mask
+    trump: int
+    dealer: int
+    upcard: int
+    ordered_up: bool
+    maker: int
+    alone: list[bool]
+    sitting_out: list[bool]
+    own_discard: int
+    phase: int
+    played_by: np.ndarray  # (C,) relative seat, -1
+    played_in_trick: np.ndarray  # (C,) trick, -1
+    trick_leader: list[int]
+    trick_index: int
+    tricks_won: list[int]
+    bids: list[int]
+
+    @classmethod
+    def from_info(cls, info: InfoSet, i: int) -> "View":
+        bids = info.bids[i].tolist()
+        return cls(
+            hand=int(hand_masks(info.hand[i])),
+            trump=int(info.trump[i]),
+            dealer=int(info.dealer[i]),
+            upcard=int(info.upcard[i]),
+            ordered_up=any(b not in (BID_NONE, BID_PASS) for b in bids[:NUM_SEATS]),
+            maker=int(info.maker[i]),
+            alone=info.alone[i].tolist(),
+            sitting_out=info.sitting_out[i].tolist(),
+            own_discard=int(info.own_discard[i]),
+            phase=int(info.phase[i]),
+            played_by=info.played_by[i],
+            played_in_trick=info.played_in_trick[i],
+            trick_leader=info.trick_leader[i].tolist(),
+            trick_index=int(info.trick_index[i]),
+            tricks_won=info.tricks_won[i].tolist(),
+            bids=[b for b in bids if b != BID_NONE],
+        )
+
+    def played_mask(self, seat: int | None = None) -> int:
+        cards = np.flatnonzero(self.played_by >= 0 if seat is None else self.played_by == seat)
+        return int(sum(1 << int(c) for c in cards))
+
+    def current_trick(self) -> list[int]:
+        trick = [-1] * NUM_SEATS
+        for c in np.flatnonzero(self.played_in_trick == self.trick_index):
+            trick[int(self.played_by[c])] = int(c)
+        return trick
+
+
+@dataclasses.dataclass
+class Layouts:
+    """W sampled layouts of one view: current hands per relative seat and the unseen pool."""
+
+    hands: np.ndarray  # (W, 4) uint64, seat 0 = the observer's own hand
+    pool: np.ndarray  # (W,) uint64
+    dealer_has_upcard: bool
+
+
+def sample_hands(engine: Engine, view: View, worlds: int, seed: int) -> Layouts:
+    """Uniformly sample the hidden hands consistent with `view` (module docstring)."""
+    deck = engine.deck
+    c = deck.num_cards
+    playing = view.phase == Phase.PLAY
+    up = view.upcard
+    known = view.hand | view.played_mask() | (1 << up)
+    if view.own_discard >= 0:
+        known |= 1 << view.own_discard
+    unseen = [x for x in range(c) if not (known >> x) & 1]
+    trump = view.trump if view.trump >= 0 else 0
+    groups = deck.effective_suit[trump, unseen].astype(np.uint8) if playing else np.zeros(len(unseen), np.uint8)
+    voids = [0] * NUM_SEATS
+    if playing:
+        for t in range(view.trick_index + 1):
+            leader = view.trick_leader[t]
+            cards = {int(view.played_by[x]): int(x) for x in np.flatnonzero(view.played_in_trick == t)}
+            if leader < 0 or leader not in cards:
+                continue
+            led = deck.effective_suit[trump, cards[leader]]
+            for seat, card in cards.items():
+                if deck.effective_suit[trump, card] != led:
+                    voids[seat] |= 1 << int(led)
+    dealer_has_upcard = (
+        playing
+        and view.ordered_up
+        and view.dealer != 0
+        and not view.sitting_out[view.dealer]
+        and view.played_by[up] < 0
+        and not (voids[view.dealer] >> trump) & 1
+        and int((view.played_by == view.dealer).sum()) < HAND_SIZE
+    )
+    capacity = np.zeros(3, np.int32)
+    for seat in range(1, NUM_SEATS):
+        if playing and view.sitting_out[seat]:
+            continue
+        holds_upcard = dealer_has_upcard and seat == view.dealer
+        capacity[seat - 1] = HAND_SIZE - int((view.played_by == seat).sum()) - holds_upcard
+    out = np.empty((worlds, 4), np.uint64)
+    sample_layouts(
+        np.array(unseen, np.uint8),
+        groups,
+        capacity,
+        np.array(voids[1:], np.int32),
+        out,
+        seed,
+    )
+    hands = np.empty((worlds, NUM_SEATS), np.uint64)
+    hands[:, 0] = view.hand
+    hands[:, 1:] = out[:, :3]
+    if dealer_has_upcard:
+        hands[:, view.dealer] |= np.uint64(1 << up)
+    return Layouts(hands=hands, pool=out[:, POOL].copy(), dealer_has_upcard=dealer_has_upcard)
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np.ndarray, np.ndarray]:
+    """Full deals (W, 4, 5) in relative seats that lead to `layouts`, and each world's buried card.
+
+    The buried card is -1 where the dealer's discard is left to the table model (or is the
+    observer's own), else the card the dealer must have buried in that world.
+    """
+    w = layouts.hands.shape[0]
+    up = 1 << view.upcard
+    deals = np.empty((w, NUM_SEATS, HAND_SIZE), np.int64)
+    buried = np.full(w, -1, np.int64)
+    played = [view.played_mask(s) for s in range(NUM_SEATS)]
+    for k in range(w):
+        pool = int(layouts.pool[k])
+        for seat in range(NUM_SEATS):
+            dealt = (int(layouts.hands[k, seat]) | played[seat]) & ~up
+            if seat == 0 and view.own_discard >= 0:
+                dealt = (dealt | (1 << view.own_discard)) & ~up
+            if seat != 0 and seat == view.dealer and view.phase == Phase.PLAY and view.ordered_up:
+                if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
+                    buried[k] = view.upcard  # shown void in trump: the upcard was buried
+                elif bin(dealt).count("1") < HAND_SIZE:
+                    card = _lowest(pool)
+                    pool &= ~(1 << card)
+                    dealt |= 1 << card
+                    buried[k] = card
+            while bin(dealt).count("1") < HAND_SIZE:  # a sitting-out hand: any pool cards
+                card = _lowest(pool)
+                pool &= ~(1 << card)
+                dealt |= 1 << card
+            deals[k, seat] = [x for x in range(engine.num_cards) if (dealt >> x) & 1]
+    return deals, buried
+
+
+class Searcher:
+    """The shared machinery of `pimc` and `oracle`: layouts -> action values."""
+
+    def __init__(self, engine: Engine, seed: int | None):
+        self.engine = engine
+        self.model_engine = Engine(dataclasses.replace(engine.rules, throw_in_ends_hand_episode=True), EPISODE_HAND)
+        self.model = HeuristicAgent(self.model_engine, seed)
+        self.solver = DoubleDummy(engine.deck)
+        self.points = score_table(engine)
+        # maker-trick counts k at which the score changes, per (maker alone, lone defender)
+        steps = self.points[:, :, 1:] != self.points[:, :, :-1]
+        self.steps = [[[k + 1 for k in np.flatnonzero(steps[a, l])] for l in range(2)] for a in range(2)]
+
+    def need(self, alone: bool, lone: bool, maker_team: int, maker_won: int, remaining: int) -> int:
+        """Solver question bits (team 0 takes >= t of the `remaining` tricks) that fix the score."""
+        bits = 0
+        for k in self.steps[int(alone)][int(lone)]:
+            t = k - maker_won if maker_team == 0 else maker_won + remaining - k + 1
+            if 0 < t <= remaining:
+                bits |= 1 << t
+        return bits
+
+    # ------------------------------------------------------------------ play
+
+    def play_values(self, hands, trump, leader, active, trick, maker, tricks_won, alone, lone) -> np.ndarray:
+        """(C,) mean points for team 0 of each card the seat to act may play (-inf if illegal).
+
+        hands (W, 4) uint64 in any seat frame whose team 0 is seats 0 and 2; tricks_won by team.
+        """
+        remaining = NUM_TRICKS - sum(tricks_won)
+        maker_team = maker % 2
+        need = self.need(alone, lone, maker_team, tricks_won[maker_team], remaining)
+        values = self.solver.move_values(hands, trump, leader, active, trick, need).astype(np.int64)
+        legal = values[0] >= 0
+        maker_tricks = tricks_won[maker_team] + (values if maker_team == 0 else remaining - values)
+        net = self.points[int(alone), int(lone), np.clip(maker_tricks, 0, NUM_TRICKS)]
+        mine = net if maker_team == 0 else -net
+        return np.where(legal, mine.mean(axis=0), -np.inf)
+
+    # ------------------------------------------------------------------ bidding, alone, discard
+
+    def plans(self, state: EuchreState) -> list[tuple[int, int | None]]:
+        """Candidate (action now, own alone decision right after naming or None) pairs."""
+        legal = np.flatnonzero(state.legal[0]).tolist()
+        phase = int(state.phase[0])
+        e = self.engine
+        if phase in (Phase.BID_ROUND_1, Phase.BID_ROUND_2):
+            out: list[tuple[int, int | None]] = []
+            for a in legal:
+                if a == e.pass_action:
+                    out.append((a, None))
+                else:
+                    out += [(a, e.partner_action), (a, e.alone_action)]
+            return out
+        return [(a, None) for a in legal]
+
+    def plan_values(self, state: EuchreState, me: int, plans: list[tuple[int, int | None]]) -> np.ndarray:
+        """(P,) mean points for `me`'s team of each plan over the W rows (layouts) of `state`."""
+        w, p = state.num_games, len(plans)
+        eng = self.model_engine
+        st = state.take(np.repeat(np.arange(w), p))
+        first = np.tile([a for a, _ in plans], w)
+        follow = np.tile([-1 if b is None else b for _, b in plans], w)
+        ids = np.arange(w * p)
+        value = np.zeros(w * p)
+        eng.step(st, first)
+        while True:
+            done = st.phase >= Phase.PLAY
+            if done.any():
+                value[ids[done]] = self._contract_values(st, np.flatnonzero(done), me)
+                keep = np.flatnonzero(~done)
+                st, ids = st.take(keep), ids[keep]
+            if ids.size == 0:
+                break
+            acts = np.empty(ids.size, np.int64)
+            mine = (st.to_play == me) & (st.phase == Phase.MAKER_ALONE) & (follow[ids] >= 0)
+            acts[mine] = follow[ids[mine]]
+            rest = np.flatnonzero(~mine)
+            if rest.size:
+                acts[rest] = self.model.act(eng.observe(st)[rest], st.legal[rest])
+            eng.step(st, acts)
+        return value.reshape(w, p).mean(axis=0)
+
+    def _contract_values(self, st: EuchreState, rows: np.ndarray, me: int) -> np.ndarray:
+        """Points for `me`'s team of hands whose play is about to start (0 for a throw-in)."""
+        out = np.zeros(rows.size)
+        play = rows[st.phase[rows] == Phase.PLAY]
+        if play.size == 0:
+            return out
+        hands = hand_masks(st.hand[play])
+        maker_team = st.maker[play] % 2
+        alone, lone = st.maker_alone[play], st.lone_defender[play] >= 0
+        need = [self.need(*row, 0, NUM_TRICKS) for row in zip(alone.tolist(), lone.tolist(), maker_team.tolist())]
+        t0 = self.solver.values(hands, st.trump[play], st.to_play[play], st.active[play], None, need).astype(np.int64)
+        maker_tricks = np.where(maker_team == 0, t0, NUM_TRICKS - t0)
+        net = self.points[alone.astype(int), lone.astype(int), maker_tricks]
+        out[st.phase[rows] == Phase.PLAY] = np.where(maker_team == me % 2, net, -net)
+        return out
+
+    def best_plan_action(self, state: EuchreState, me: int, preferred: int) -> int:
+        """The action now whose best plan scores highest; ties go to `preferred` (the heuristic's)."""
+        plans = self.plans(state)
+        values = self.plan_values(state, me, plans)
+        best: dict[int, float] = {}
+        for (a, _), v in zip(plans, values):
+            best[a] = max(best.get(a, -np.inf), float(v))
+        top = max(best.values())
+        near = [a for a, v in best.items() if v >= top - EPSILON]
+        return preferred if preferred in near else near[0]
+
+
+class PimcAgent(Agent):
+    """Perfect-information Monte Carlo over sampled layouts of the unseen cards."""
+
+    name = "pimc"
+
+    def __init__(self, engine: Engine, seed: int | None = None, worlds: int = DEFAULT_WORLDS):
+        super().__init__(engine, seed)
+        self.worlds = worlds
+        self.search = Searcher(engine, seed)
+        self.heuristic = HeuristicAgent(engine, seed)
+
+    def act(self, obs, mask, state=None, rows=None):
+        """(n,) actions, each chosen by sampling `worlds` layouts and solving them."""
+        info = decode(self.engine, obs)
+        mask = np.asarray(mask, bool)
+        trick = info.current_trick()
+        out = np.empty(mask.shape[0], np.int64)
+        for i in range(mask.shape[0]):
+            legal = np.flatnonzero(mask[i])
+            if legal.size == 1:
+                out[i] = legal[0]
+                continue
+            preferred = self.heuristic.decide(info, i, mask[i], trick[i])
+            out[i] = self.decide(View.from_info(info, i), preferred)
+        return out
+
+    def decide(self, view: View, preferred: int) -> int:
+        """One decision from one information set."""
+        seed = int(self.rng.integers(0, 2**63))
+        layouts = sample_hands(self.engine, view, self.worlds, seed)
+        if view.phase == Phase.PLAY:
+            active = [not s for s in view.sitting_out]
+            lone = any(view.alone[s] for s in range(NUM_SEATS) if s % 2 != view.maker % 2)
+            values = self.search.play_values(
+                layouts.hands,
+                view.trump,
+                view.trick_leader[view.trick_index],
+                np.array(active),
+                np.array(view.current_trick()),
+                view.maker,
+                view.tricks_won,
+                view.alone[view.maker],
+                lone,
+            )
+            return _best_card(values, preferred)
+        state = replay(self.search.model_engine, view, layouts, self.search.model)
+        return self.search.best_plan_action(state, 0, preferred)
+
+
+def _best_card(values: np.ndarray, preferred: int) -> int:
+    top = values.max()
+    if values[preferred] >= top - EPSILON:
+        return int(preferred)
+    return int(np.argmax(values >= top - EPSILON))
+
+
+def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> EuchreState:
+    """W engine states (observer = seat 0) at the view's decision point, one per layout.
+
+    Each layout becomes a deal (`deals_from_layouts`) and the hand's public actions are replayed on
+    it by the engine; a hidden discard by another dealer is the layout's buried card or, before
+    play, the model's choice.
+    """
+    deals, buried = deals_from_layouts(engine, view, layouts)
+    w = deals.shape[0]
+    template = engine.init_from_deal(view.dealer, deals[0], view.upcard)
+    state = template.take(np.zeros(w, np.int64))
+    seats = np.repeat(np.arange(NUM_SEATS), HAND_SIZE)
+    state.hand[:] = False
+    for k in range(w):
+        state.hand[k, seats, deals[k].reshape(-1)] = True
+    state.dealt[:] = state.hand
+    bid_action = [engine.first_suit_action + s for s in range(NUM_SUITS)] + [engine.pass_action]
+    played = np.flatnonzero(view.played_by >= 0)
+    plays = {(int(view.played_in_trick[c]), int(view.played_by[c])): int(c) for c in played}
+    target_played = len(plays)
+    while True:
+        phase, seat = int(state.phase[0]), int(state.to_play[0])
+        n_played = int((state.card_player[0] >= 0).sum())
+        if (
+            phase == view.phase
+            and seat == 0
+            and int(state.num_bids[0]) == len(view.bids)
+            and n_played == target_played
+        ):
+            return state
+        if phase >= Phase.HAND_OVER or int(state.num_bids[0]) > len(view.bids) or n_played > target_played:
+            raise RuntimeError("replay of the observed actions did not reach the decision point")
+        if phase in (Phase.BID_ROUND_1, Phase.BID_ROUND_2):
+            acts = np.full(w, bid_action[view.bids[int(state.num_bids[0])]], np.int64)
+        elif phase in (Phase.MAKER_ALONE, Phase.DEFENDER_ALONE):
+            acts = np.full(w, engine.alone_action if view.alone[seat] else engine.partner_action, np.int64)
+        elif phase == Phase.DISCARD:
+            if seat == 0:
+                acts = np.full(w, view.own_discard, np.int64)
+            else:
+                acts = buried.copy()
+                pick = np.flatnonzero(acts < 0)
+                if pick.size:
+                    acts[pick] = model.act(engine.observe(state.take(pick)), state.legal[pick])
+        else:
+            acts = np.full(w, plays[(int(state.trick_index[0]), seat)], np.int64)
+        engine.step(state, acts)
+
+
+class OracleAgent(Agent):
+    """CHEATING CEILING: the same search on the true layout, read from the engine state."""
+
+    name = "oracle"
+    fair = False
+    needs_full_state = True
+
+    def __init__(self, engine: Engine, seed: int | None = None):
+        super().__init__(engine, seed)
+        self.search = Searcher(engine, seed)
+        self.heuristic = HeuristicAgent(engine, seed)
+
+    def act(self, obs, mask, state=None, rows=None):
+        """(n,) actions from the true layout of each game (`state` rows `rows`)."""
+        if state is None or rows is None:
+            raise ValueError("the oracle reads the engine state: call act(obs, mask, state, rows)")
+        info = decode(self.engine, obs)
+        mask = np.asarray(mask, bool)
+        trick = info.current_trick()
+        out = np.empty(mask.shape[0], np.int64)
+        for i, row in enumerate(np.asarray(rows).tolist()):
+            legal = np.flatnonzero(mask[i])
+            if legal.size == 1:
+                out[i] = legal[0]
+                continue
+            preferred = self.heuristic.decide(info, i, mask[i], trick[i])
+            out[i] = self._decide(state, row, preferred)
+        return out
+
+    def _decide(self, state: EuchreState, row: int, preferred: int) -> int:
+        me = int(state.to_play[row])
+        if state.phase[row] == Phase.PLAY:
+            t = int(state.trick_index[row])
+            # team 0 of the solver is the absolute seats 0 and 2; flip the sign for the odd team
+            won = state.tricks_won[row].tolist()
+            maker = int(state.maker[row])
+            values = self.search.play_values(
+                hand_masks(state.hand[row])[None],
+                int(state.trump[row]),
+                int(state.trick_leader[row, t]),
+                state.active[row][None],
+                state.trick_cards[row, t][None],
+                maker,
+                won,
+                bool(state.maker_alone[row]),
+                bool(state.lone_defender[row] >= 0),
+            )
+            if me % 2:
+                values = np.where(np.isfinite(values), -values, -np.inf)
+            return _best_card(values, preferred)
+        return self.search.best_plan_action(state.take(np.array([row])), me, preferred)
+
+
+def _make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
+    return PimcAgent(engine, seed, **parse_options(arg))
+
+
+register("pimc", _make_pimc)
+register("oracle", lambda engine, arg, seed: OracleAgent(engine, seed))
