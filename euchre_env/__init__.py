@@ -1,10 +1,14 @@
 """Euchre Lab's environment: the rules engine, the PettingZoo AEC env and the batched vector API."""
 
+import gymnasium
+
 from euchre_env import euchre_v0
 from euchre_env.cards import Deck, deck_for
 from euchre_env.engine import DealError, Engine, EuchreState, IllegalActionError, Phase, game_keys
 from euchre_env.rules import Rules, RulesError
 from euchre_env.vector import EuchreVectorEnv
+
+gymnasium.register("EuchreSingle-v0", entry_point="euchre_env.single_agent:EuchreSingleEnv")
 
 __all__ = [
     "DealError",

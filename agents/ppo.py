@@ -1,0 +1,230 @@
+"""The PPO policy network, its checkpoint format, and the `ppo` bot that plays a trained checkpoint.
+
+`make_agent("ppo:runs/main/checkpoints/latest.pt", engine)` plays greedily (the most probable legal
+action); `ppo:PATH,sample` samples from the masked policy instead. A checkpoint only plays the rules
+and observation layout it was trained on: any difference is refused with `CheckpointMismatchError`,
+which names every field that differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from agents.base import Agent
+from euchre_env.cards import NUM_SUITS, same_colour_suit
+from euchre_env.engine import Engine
+
+MASKED_LOGIT = -1e8
+"""Logit given to illegal actions: exp() of it underflows to exactly 0, so they are never sampled."""
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint made for other rules or another observation layout than the engine's."""
+
+
+def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
+    """Orthogonal weights and constant bias, as in CleanRL's PPO."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+SUIT_FREE_BLOCKS = frozenset(
+    ["upcard_turned_down", "dealer", "maker", "alone", "sitting_out", "phase", "trick_leader", "tricks_won", "score", "games_won"]
+)
+"""Observation blocks that name no suit and no card: suit relabelling leaves them as they are."""
+
+
+def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
+    """For each reference suit r: (obs_src (4, D), action_src (4, A)), canonical index -> actual index.
+
+    The relabelling maps suit r to suit 0, its colour-mate to suit 3 (= same_colour_suit(0), so the
+    bowers stay bowers) and the other two suits, in their order, to 1 and 2; the joker stays itself.
+    """
+    deck, layout = engine.deck, engine.observation_layout
+    cards = deck.num_cards
+    card_of = {(int(rank), int(suit)): card for card, (rank, suit) in enumerate(zip(deck.rank, deck.suit)) if suit >= 0}
+    obs_src = np.tile(np.arange(engine.observation_size), (NUM_SUITS, 1))
+    action_src = np.tile(np.arange(engine.num_actions), (NUM_SUITS, 1))
+    for r in range(NUM_SUITS):
+        mate = same_colour_suit(r)
+        suit_src = np.array([r, *sorted(set(range(NUM_SUITS)) - {r, mate}), mate])  # canonical suit -> actual suit
+        card_src = np.array(
+            [c if deck.suit[c] < 0 else card_of[int(deck.rank[c]), int(suit_src[deck.suit[c]])] for c in range(cards)]
+        )
+        for name, block in layout.items():
+            idx = np.arange(block.start, block.stop)
+            try:
+                if name in ("hand", "upcard", "own_discard"):
+                    src = idx[card_src]
+                elif name in ("played_by", "played_in_trick"):
+                    src = idx.reshape(cards, -1)[card_src]
+                elif name == "current_trick":
+                    src = idx.reshape(-1, cards)[:, card_src]
+                elif name == "bids":
+                    slots = idx.reshape(-1, 1 + NUM_SUITS)
+                    src = np.concatenate([slots[:, :1], slots[:, 1 + suit_src]], axis=1)
+                elif name == "trump":
+                    src = idx[suit_src]
+                elif name in SUIT_FREE_BLOCKS:
+                    src = idx
+                else:
+                    raise ValueError(f"unknown observation block {name!r}")
+            except (ValueError, IndexError) as e:
+                raise ValueError(f"canonical_suits cannot relabel this observation layout: {e}") from None
+            obs_src[r, block] = src.reshape(-1)
+        action_src[r, :cards] = card_src
+        first = engine.first_suit_action
+        action_src[r, first : first + NUM_SUITS] = first + suit_src
+    return obs_src, action_src
+
+
+class ActorCritic(nn.Module):
+    """One MLP trunk shared by a masked policy head and a value head, for one engine's observations.
+
+    With `canonical_suits`, each observation is first relabelled so that its reference suit (trump, or
+    before trump is made the upcard's suit) is suit 0 (see `suit_relabelling`); the policy's logits are
+    mapped back to the real action ids, so callers never see the relabelling.
+    """
+
+    def __init__(self, engine: Engine, hidden_size: int = 256, num_layers: int = 2, canonical_suits: bool = False):
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = engine.observation_size
+        for _ in range(num_layers):
+            layers += [layer_init(nn.Linear(width, hidden_size)), nn.ReLU()]
+            width = hidden_size
+        self.trunk = nn.Sequential(*layers)
+        self.policy = layer_init(nn.Linear(width, engine.num_actions), std=0.01)
+        self.value = layer_init(nn.Linear(width, 1), std=1.0)
+        self.canonical_suits = canonical_suits
+        if canonical_suits:
+            obs_src, action_src = suit_relabelling(engine)
+            self.trump_block = engine.observation_layout["trump"]
+            self.upcard_block = engine.observation_layout["upcard"]
+            self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)
+            self.register_buffer("action_src", torch.from_numpy(action_src), persistent=False)
+            self.register_buffer("action_dst", torch.from_numpy(np.argsort(action_src, axis=1)), persistent=False)
+            self.register_buffer("upcard_suit", torch.from_numpy(engine.deck.upcard_suit.astype(np.int64)), persistent=False)
+
+    def reference_suit(self, obs: torch.Tensor) -> torch.Tensor:
+        """(n,) trump where it is made, else the upcard's suit."""
+        trump = obs[:, self.trump_block]
+        upcard = self.upcard_suit[obs[:, self.upcard_block].argmax(dim=1)]
+        return torch.where(trump.sum(dim=1) > 0, trump.argmax(dim=1), upcard)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits (n, A), values (n,)); illegal actions get `MASKED_LOGIT`."""
+        if self.canonical_suits:
+            ref = self.reference_suit(obs)
+            obs, mask = obs.gather(1, self.obs_src[ref]), mask.gather(1, self.action_src[ref])
+        h = self.trunk(obs)
+        logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, device=obs.device))
+        if self.canonical_suits:
+            logits = logits.gather(1, self.action_dst[ref])
+        return logits, self.value(h).squeeze(-1)
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        """(n,) state values."""
+        if self.canonical_suits:
+            obs = obs.gather(1, self.obs_src[self.reference_suit(obs)])
+        return self.value(self.trunk(obs)).squeeze(-1)
+
+
+def observation_signature(engine: Engine) -> dict[str, Any]:
+    """What a network's input and output depend on: observation size, block layout, number of actions."""
+    return {
+        "observation_size": int(engine.observation_size),
+        "observation_layout": [[name, s.start, s.stop] for name, s in engine.observation_layout.items()],
+        "num_actions": int(engine.num_actions),
+    }
+
+
+def check_compatible(checkpoint: dict[str, Any], engine: Engine, source: str) -> None:
+    """Raise `CheckpointMismatchError` naming each difference between the checkpoint's rules/layout and the engine's."""
+    problems = []
+    saved_rules, rules = checkpoint["rules"], engine.rules.to_dict()
+    for key in sorted(set(saved_rules) | set(rules)):
+        if saved_rules.get(key) != rules.get(key):
+            problems.append(f"rules.{key}: checkpoint {saved_rules.get(key)!r}, here {rules.get(key)!r}")
+    saved_obs, obs = checkpoint["observation"], observation_signature(engine)
+    for key in ("observation_size", "num_actions"):
+        if saved_obs[key] != obs[key]:
+            problems.append(f"{key}: checkpoint {saved_obs[key]}, here {obs[key]}")
+    if saved_obs["observation_layout"] != obs["observation_layout"]:
+        saved_widths = {name: stop - start for name, start, stop in saved_obs["observation_layout"]}
+        widths = {name: stop - start for name, start, stop in obs["observation_layout"]}
+        changed = [n for n in dict.fromkeys([*saved_widths, *widths]) if saved_widths.get(n) != widths.get(n)]
+        problems.append(
+            "observation blocks of another width: "
+            + ", ".join(f"{n} (checkpoint {saved_widths.get(n)}, here {widths.get(n)})" for n in changed)
+            if changed
+            else "observation blocks in another order"
+        )
+    if problems:
+        raise CheckpointMismatchError(
+            f"{source} was made for a different game than this one: " + "; ".join(problems)
+        )
+
+
+def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """Read a checkpoint written by train.py (plain tensors and Python values only)."""
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no checkpoint at {path!r}") from None
+
+
+def build_network(checkpoint: dict[str, Any], engine: Engine) -> ActorCritic:
+    """The network described by a checkpoint, with its trained weights, for a compatible engine."""
+    net = ActorCritic(engine, **checkpoint["model_kwargs"])
+    net.load_state_dict(checkpoint["model"])
+    return net
+
+
+class PPOAgent(Agent):
+    """Plays a policy network: greedy over the legal actions, or sampling the masked policy."""
+
+    name = "ppo"
+
+    def __init__(self, engine: Engine, net: ActorCritic, sample: bool = False, seed: int | None = None):
+        super().__init__(engine, seed)
+        self.net = net
+        self.sample = sample
+        self.device = next(net.parameters()).device
+
+    @classmethod
+    def from_checkpoint(cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None) -> "PPOAgent":
+        """Load a train.py checkpoint, refusing one made for other rules or another observation layout."""
+        checkpoint = load_checkpoint(path)
+        check_compatible(checkpoint, engine, f"checkpoint {path!r}")
+        return cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed)
+
+    @torch.no_grad()
+    def act(self, obs, mask, state=None, rows=None):
+        """The policy's action per row; never an illegal one."""
+        obs_t = torch.as_tensor(np.asarray(obs, np.float32), device=self.device)
+        logits, _ = self.net(obs_t, torch.as_tensor(np.asarray(mask, bool), device=self.device))
+        if not self.sample:
+            return logits.argmax(dim=-1).cpu().numpy()
+        # Inverse-CDF sampling from self.rng (so reseeding the bot reseeds its play); the first action
+        # whose cumulative probability exceeds u always has a probability above zero.
+        cumulative = torch.softmax(logits, dim=-1).cumsum(dim=-1).cpu().numpy()
+        u = self.rng.random((cumulative.shape[0], 1)) * cumulative[:, -1:]
+        return np.argmax(cumulative > u, axis=1)
+
+
+def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
+    """`ppo:PATH` (greedy) or `ppo:PATH,sample`."""
+    path, *options = arg.split(",")
+    if not path:
+        raise ValueError("the ppo agent needs a checkpoint: ppo:PATH[,sample]")
+    unknown = [o for o in options if o != "sample"]
+    if unknown:
+        raise ValueError(f"unknown ppo option(s) {unknown}; usage: ppo:PATH[,sample]")
+    return PPOAgent.from_checkpoint(engine, path, sample="sample" in options, seed=seed)
+

@@ -1,0 +1,240 @@
+"""train.py end to end in a subprocess (TensorBoard logs, checkpoints, exact resume), its masked sampling,
+its per-stream GAE, its configuration, and the checks that refuse a checkpoint made for other rules."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents.base import make_agent
+from agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
+from euchre_env import Engine, EuchreVectorEnv, Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536"]
+"""Three updates of 32 games x 16 steps, a checkpoint after each."""
+
+
+def run_train(*flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "train.py", *flags], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def scalars(run_dir: Path) -> dict[str, list[int]]:
+    """TensorBoard scalar tag -> the steps it was logged at."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir)).Reload()
+    return {tag: [e.step for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+@pytest.fixture(scope="session")
+def tiny_run(request, tmp_path_factory) -> Path:
+    """A finished tiny run (with periodic evaluation against `random`); its run folder. Under
+    pytest-xdist the workers share one run (the first to take the lock trains, the others wait)."""
+    from filelock import FileLock  # a dependency of torch
+
+    shared = hasattr(request.config, "workerinput")
+    root = tmp_path_factory.getbasetemp().parent if shared else tmp_path_factory.mktemp("shared")
+    run_dir = root / "train_runs" / "tiny"
+    with FileLock(str(root / "tiny_run.lock")):
+        if not (run_dir / "checkpoints" / "update_000003.pt").exists():
+            done = run_train(
+                *TINY, "--runs-dir", str(run_dir.parent), "--run-name", "tiny", "--eval-interval", "2", "--eval-opponents", "random=40"
+            )
+            assert done.returncode == 0, done.stderr
+    return run_dir
+
+
+def test_tiny_run_writes_tensorboard_logs_and_checkpoints(tiny_run):
+    tags = scalars(tiny_run)
+    for tag in (
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clipfrac",
+        "losses/explained_variance",
+        "charts/SPS",
+        "charts/learning_rate",
+    ):
+        assert tags[tag] == [512, 1024, 1536], tag
+    assert tags["eval/margin_per_hand_vs_random"] == [1024, 1536]
+    assert tags["eval/margin_per_hand_vs_random_low"] == [1024, 1536]
+    checkpoints = tiny_run / "checkpoints"
+    assert sorted(p.name for p in checkpoints.iterdir()) == [
+        "latest.pt",
+        "update_000001.pt",
+        "update_000002.pt",
+        "update_000003.pt",
+    ]
+    latest = torch.load(checkpoints / "latest.pt", weights_only=True)
+    assert latest["update"] == 3 and latest["global_step"] == 1536
+    assert latest["rules"] == Rules().to_dict()
+    assert latest["observation"]["observation_size"] == Engine().observation_size
+    assert {"model", "optimizer", "rng", "config", "env_state", "pool"} <= set(latest)
+
+
+def test_resume_continues_with_the_same_next_batch(tiny_run, tmp_path):
+    resumed = run_train(
+        "--resume", str(tiny_run / "checkpoints" / "update_000002.pt"), "--runs-dir", str(tmp_path), "--run-name", "resumed"
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").iterdir()) == ["latest.pt", "update_000003.pt"]
+    assert scalars(tmp_path / "resumed")["losses/policy_loss"] == [1536]
+    straight = torch.load(tiny_run / "checkpoints" / "update_000003.pt", weights_only=True)
+    again = torch.load(tmp_path / "resumed" / "checkpoints" / "update_000003.pt", weights_only=True)
+    assert again["global_step"] == straight["global_step"] == 1536
+    assert again["batch_digest"] == straight["batch_digest"]
+    for name, weights in straight["model"].items():
+        assert torch.equal(weights, again["model"][name]), name
+
+
+def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        train.main(["--resume", str(tiny_run / "checkpoints" / "latest.pt"), "--rules", "{deck: 32}", "--runs-dir", str(tmp_path)])
+    message = str(refused.value.code)
+    assert "rules.deck: checkpoint 24, here 32" in message and "observation_size: checkpoint 487" in message
+
+
+def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
+    path = tiny_run / "checkpoints" / "latest.pt"
+    engine = Engine()
+    env = EuchreVectorEnv(64, seed=5)
+    obs, info = env.reset()
+    for spec in (f"ppo:{path}", f"ppo:{path},sample"):
+        agent = make_agent(spec, engine, seed=0)
+        for _ in range(40):
+            obs, _, _, _, info = env.step(agent.act(obs, info["action_mask"]))
+    with pytest.raises(CheckpointMismatchError, match=r"rules.target_points: checkpoint 10, here 5"):
+        make_agent(f"ppo:{path}", Engine(Rules(target_points=5)))
+    with pytest.raises(CheckpointMismatchError, match=r"rules.joker: checkpoint False, here True.*num_actions"):
+        make_agent(f"ppo:{path}", Engine(Rules(joker=True)))
+
+
+def test_masked_policy_never_samples_an_illegal_action():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    engine = Engine()
+    net = ActorCritic(engine, hidden_size=16, num_layers=1, canonical_suits=True)
+    with torch.no_grad():  # a policy that strongly prefers actions at random, legal or not
+        net.policy.weight.mul_(1000.0)
+        net.policy.bias.copy_(torch.linspace(-30, 30, engine.num_actions))
+    mask = rng.random((20_000, engine.num_actions)) < 0.15
+    mask[np.arange(mask.shape[0]), rng.integers(0, engine.num_actions, mask.shape[0])] = True
+    obs = torch.from_numpy(rng.random((mask.shape[0], engine.observation_size), dtype=np.float32))
+    with torch.no_grad():
+        actions, logprobs, _ = train.sample_actions(net, obs, torch.from_numpy(mask))
+    assert mask[np.arange(mask.shape[0]), actions.numpy()].all()
+    assert torch.isfinite(logprobs).all()
+    for sample in (False, True):
+        chosen = PPOAgent(engine, net, sample=sample, seed=1).act(obs.numpy(), mask)
+        assert mask[np.arange(mask.shape[0]), chosen].all()
+    env = EuchreVectorEnv(256, seed=1)  # the engine raises IllegalActionError on any illegal action
+    obs_np, info = env.reset()
+    for _ in range(60):
+        with torch.no_grad():
+            actions, _, _ = train.sample_actions(net, torch.from_numpy(obs_np), torch.from_numpy(info["action_mask"]))
+        obs_np, _, _, _, info = env.step(actions.numpy())
+
+
+def test_stream_advantages_equal_gae_run_on_each_stream_alone():
+    # Two streams interleaved over five steps: A = decisions 0, 2, 4 (ends the episode), B = 1, 3 (open).
+    rewards = np.array([0.0, 0.5, 1.0, 0.0, 2.0], np.float32)
+    values = np.array([0.1, 0.2, 0.3, 0.4, 0.5], np.float32)
+    dones = np.array([False, False, False, False, True])
+    successors = np.array([2, 3, 4, -1, -1])
+    bootstrap = np.array([0.0, 0.0, 0.0, 0.7, 0.0], np.float32)
+    gamma, lam = 0.9, 0.8
+    got = train.stream_advantages(rewards, values, dones, successors, bootstrap, [0, 1, 2, 3, 4], gamma, lam)
+
+    def gae(r, v, after_last):  # plain GAE over one stream; after_last: the value after its last decision
+        adv, running = np.zeros(len(r)), 0.0
+        for t in reversed(range(len(r))):
+            next_value = v[t + 1] if t + 1 < len(r) else after_last
+            running = r[t] + gamma * next_value - v[t] + gamma * lam * running
+            adv[t] = running
+        return adv
+
+    np.testing.assert_allclose(got[[0, 2, 4]], gae(rewards[[0, 2, 4]], values[[0, 2, 4]], 0.0), rtol=1e-6)
+    np.testing.assert_allclose(got[[1, 3]], gae(rewards[[1, 3]], values[[1, 3]], 0.7), rtol=1e-6)
+
+
+def test_default_preset_holds_the_args_defaults():
+    defaults = dataclasses.asdict(train.Args())
+    preset = train.read_config("configs/ppo.yaml")
+    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume")}
+
+
+def test_every_option_is_documented_and_overridable():
+    docs = train.field_docs(train.Args)
+    assert set(docs) == {f.name for f in dataclasses.fields(train.Args)} and all(docs.values())
+    args, checkpoint = train.parse_args(
+        ["--config", "configs/ppo_tiny.yaml", "--num-envs", "8", "--learning_rate", "1e-3", "--rules", "{deck: 32}", "--anneal-lr", "false"]
+    )
+    assert checkpoint is None
+    assert (args.num_envs, args.learning_rate, args.rules, args.anneal_lr) == (8, 1e-3, {"deck": 32}, False)
+    assert args.num_steps == 16  # from the preset
+    with pytest.raises(ValueError, match="num_envs: expected int"):
+        train.parse_args(["--num-envs", "many"])
+
+
+def test_opponent_mix_parsing():
+    assert train.parse_mix("self=3,pool=1,pimc:worlds=20=1") == [("self", 0.6), ("pool", 0.2), ("pimc:worlds=20", 0.2)]
+    with pytest.raises(ValueError, match="NAME=NUMBER"):
+        train.parse_mix("self")
+
+
+def test_missing_evaluate_fails_only_when_evaluation_is_on(monkeypatch):
+    monkeypatch.setitem(sys.modules, "evaluate", None)  # makes `from evaluate import ...` raise ImportError
+    engine = Engine()
+    assert train.evaluation_function(train.Args(eval_interval=0), engine) is None
+    with pytest.raises(train.ConfigError, match="--eval-interval 0"):
+        train.evaluation_function(train.Args(eval_interval=5), engine)
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(deck=32, joker=True, lone_defender=True)], ids=["default", "deck32_joker"])
+def test_canonical_suits_see_a_suit_relabelled_deal_the_same(rules):
+    # Deal B is deal A with clubs<->diamonds and hearts<->spades swapped; played with the same relabelled
+    # actions, both must look identical to the network at every decision (same input, same mask).
+    engine = Engine(rules, episode="game")
+    deck = engine.deck
+    swap = np.array([1, 0, 3, 2])
+    card_swap = np.array(
+        [c if deck.suit[c] < 0 else next(d for d in range(deck.num_cards) if deck.rank[d] == deck.rank[c] and deck.suit[d] == swap[deck.suit[c]]) for c in range(deck.num_cards)]
+    )
+    action_swap = np.arange(engine.num_actions)
+    action_swap[: deck.num_cards] = card_swap
+    action_swap[engine.first_suit_action : engine.first_suit_action + 4] = engine.first_suit_action + swap
+    net = ActorCritic(engine, hidden_size=8, num_layers=1, canonical_suits=True)
+
+    def canonical(state):
+        obs = torch.from_numpy(engine.observe(state))
+        ref = net.reference_suit(obs)
+        return obs.gather(1, net.obs_src[ref]), torch.from_numpy(state.legal).gather(1, net.action_src[ref])
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(20):
+        cards = rng.permutation(deck.num_cards)[:21]
+        if cards[20] == deck.joker:  # a turned-up joker offers spades whatever the relabelling
+            continue
+        hands, upcard, dealer = cards[:20].reshape(4, 5), int(cards[20]), int(rng.integers(4))
+        a = engine.init_from_deal(dealer, hands, upcard)
+        b = engine.init_from_deal(dealer, card_swap[hands], int(card_swap[upcard]))
+        while not a.done[0] and a.hand_number[0] == 0:
+            (obs_a, mask_a), (obs_b, mask_b) = canonical(a), canonical(b)
+            assert torch.equal(obs_a, obs_b) and torch.equal(mask_a, mask_b)
+            action = int(rng.choice(np.flatnonzero(a.legal[0])))
+            engine.step(a, np.array([action]))
+            engine.step(b, np.array([action_swap[action]]))
+            checked += 1
+    assert checked > 200
