@@ -38,6 +38,8 @@ REWARD_WIN = "win"
 REWARDS = (REWARD_POINTS, REWARD_WIN)
 MAX_CUTS = 64
 """Bound on re-cuts for the first dealer (a tie needing more is astronomically unlikely)."""
+_OBSERVE_CHUNK = 1024
+"""Games encoded together by `observe`: keeps the working arrays in cache for large batches."""
 
 
 class Phase(IntEnum):
@@ -54,8 +56,8 @@ class Phase(IntEnum):
 
 
 NUM_DECISION_PHASES = 6
-_BID_ROUND_1, _BID_ROUND_2, _MAKER_ALONE, _DEFENDER_ALONE, _DISCARD, _PLAY, _HAND_OVER = range(7)
-"""Phase values as plain ints, for the one-game path."""
+_BID_ROUND_1, _BID_ROUND_2, _MAKER_ALONE, _DEFENDER_ALONE, _DISCARD, _PLAY, _HAND_OVER, _GAME_OVER = (int(p) for p in Phase)
+"""Phase values as plain ints: numpy compares an array with an IntEnum member far more slowly."""
 
 
 class IllegalActionError(ValueError):
@@ -122,7 +124,7 @@ class EuchreState:
     @property
     def done(self) -> np.ndarray:
         """(N,) bool: the episode of that row is over."""
-        return self.phase >= Phase.HAND_OVER
+        return self.phase >= _HAND_OVER
 
 
 def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndarray:
@@ -137,14 +139,20 @@ def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndar
     return _mix(base + np.arange(num_games, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
+_MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
+_MIX_MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+_DEAL_MULTIPLIER = np.uint64(0xD1B54A32D192ED03)
+_CARD_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser, elementwise on uint64 (wrapping arithmetic)."""
     x = x.astype(np.uint64, copy=True)
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
+    x ^= x >> _MIX_SHIFTS[0]
+    x *= _MIX_MULTIPLIERS[0]
+    x ^= x >> _MIX_SHIFTS[1]
+    x *= _MIX_MULTIPLIERS[1]
+    x ^= x >> _MIX_SHIFTS[2]
     return x
 
 
@@ -189,7 +197,50 @@ class Engine:
         self.first_suit_action = d.suit_action(0)
         self.action_names = d.action_names()
         self._build_observation_layout()
-        self._build_single_tables()
+        self._build_step_tables()
+
+    def _build_step_tables(self) -> None:
+        """Lookup tables for the legal masks, seat order and the one-game path."""
+        d = self.deck
+        c = self.num_cards
+        table = np.zeros((_GAME_OVER + 1, c, 2, self.num_actions), bool)
+        for upcard in range(c):
+            offered = self.first_suit_action + int(d.upcard_suit[upcard])
+            table[_BID_ROUND_1, upcard, :, self.pass_action] = True
+            table[_BID_ROUND_1, upcard, :, offered] = True
+            table[_BID_ROUND_2, upcard, :, self.first_suit_action : self.first_suit_action + NUM_SUITS] = True
+            table[_BID_ROUND_2, upcard, :, offered] = False
+            table[_BID_ROUND_2, upcard, 0, self.pass_action] = True
+            table[_BID_ROUND_2, upcard, 1, self.pass_action] = not self.rules.stick_the_dealer
+        for phase in (_MAKER_ALONE, _DEFENDER_ALONE):
+            table[phase, :, :, self.alone_action] = True
+            table[phase, :, :, self.partner_action] = True
+        self._legal_table = table.reshape(-1, self.num_actions)
+        # [trump, led suit] -> the cards that follow it; led suit -1 (the spare last row) -> every card
+        follow = np.ones((NUM_SUITS, NUM_SUITS + 1, c), bool)
+        follow[:, :NUM_SUITS] = d.effective_suit[:, None, :] == np.arange(NUM_SUITS)[None, :, None]
+        self._follow = follow
+        # [active seats as 4 bits, seat] -> the next seat clockwise that plays; and the seats that play
+        bits = np.arange(1 << NUM_SEATS)
+        plays = (bits[:, None] >> np.arange(NUM_SEATS)) & 1
+        nxt = np.zeros((1 << NUM_SEATS, NUM_SEATS), np.int8)
+        for b in range(1 << NUM_SEATS):
+            for seat in range(NUM_SEATS):
+                out = (seat + 1) % NUM_SEATS
+                for _ in range(NUM_SEATS - 1):
+                    if not plays[b, out]:
+                        out = (out + 1) % NUM_SEATS
+                nxt[b, seat] = out
+        self._next_active_table = nxt
+        self._num_active_table = plays.sum(axis=1).astype(np.int8)
+        self._next_active_list = nxt.tolist()
+        self._num_active_list = self._num_active_table.tolist()
+        self._upcard_suit_list = d.upcard_suit.tolist()
+        self._effective_suit_list = d.effective_suit.tolist()
+        self._trick_strength_list = d.trick_strength.tolist()
+        self._zero_rewards = np.zeros((1, NUM_SEATS), np.float32)
+        self._row0 = np.zeros(1, np.int64)
+        self._card_noise = np.arange(1, c + 1, dtype=np.uint64) * _CARD_MULTIPLIER
 
     # ------------------------------------------------------------------ creation
 
@@ -281,13 +332,18 @@ class Engine:
 
     # ------------------------------------------------------------------ dealing
 
+    def _permutations(self, keys: np.ndarray, deal_counts: np.ndarray, k: int) -> np.ndarray:
+        """(m, k, C) deck permutations for deal numbers deal_counts + 0..k-1 of each key."""
+        counts = deal_counts[:, None] + np.arange(k)
+        base = _mix(keys[:, None] ^ (counts.astype(np.uint64) * _DEAL_MULTIPLIER))
+        noise = _mix(base[:, :, None] + self._card_noise)
+        return np.argsort(noise, axis=2, kind="stable")
+
     def _shuffle(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
         """A permutation of the deck per row, from (key, deal_count); advances deal_count."""
-        c = self.num_cards
-        base = _mix(state.key[rows] ^ (state.deal_count[rows].astype(np.uint64) * np.uint64(0xD1B54A32D192ED03)))
-        noise = _mix(base[:, None] + np.arange(1, c + 1, dtype=np.uint64)[None, :] * np.uint64(0x9E3779B97F4A7C15))
+        perm = self._permutations(state.key[rows], state.deal_count[rows], 1)[:, 0]
         state.deal_count[rows] += 1
-        return np.argsort(noise, axis=1, kind="stable")
+        return perm
 
     def _first_dealer(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
         """First dealer per row: by cut (high card deals, tied seats cut again) or uniformly at random."""
@@ -327,7 +383,7 @@ class Engine:
 
     def _start_hand(self, state: EuchreState, rows: np.ndarray) -> None:
         """Reset the per-hand fields of freshly dealt rows and open round one of the bidding."""
-        state.phase[rows] = Phase.BID_ROUND_1
+        state.phase[rows] = _BID_ROUND_1
         state.to_play[rows] = (state.dealer[rows] + 1) % NUM_SEATS
         state.bids[rows] = -1
         state.num_bids[rows] = 0
@@ -356,46 +412,44 @@ class Engine:
         """Rebuild the legal-action mask of the given rows (all rows when None)."""
         if rows is None:
             rows = np.arange(state.num_games)
+        if rows.size == 0:
+            return
         legal = state.legal
-        legal[rows] = False
-        phase = state.phase[rows]
-        c = self.num_cards
+        # With every row asked for, work on whole arrays (a row's mask depends on that row alone).
+        every = rows.size == state.num_games
+        phase, upcard, to_play, dealer = (
+            (state.phase, state.upcard, state.to_play, state.dealer)
+            if every
+            else (state.phase[rows], state.upcard[rows], state.to_play[rows], state.dealer[rows])
+        )
+        # Bids and alone decisions from a table: [phase, upcard, the dealer is to bid] -> mask.
+        key = phase.astype(np.intp)
+        key *= self.num_cards
+        key += upcard
+        key *= 2
+        key += to_play == dealer
+        if every and legal.flags.c_contiguous:
+            np.take(self._legal_table, key, axis=0, out=legal, mode="clip")
+        elif every:
+            legal[...] = self._legal_table[key]
+        else:
+            legal[rows] = self._legal_table[key]
 
-        r = rows[phase == Phase.BID_ROUND_1]
-        if r.size:
-            legal[r, self.pass_action] = True
-            legal[r, self.first_suit_action + self.deck.upcard_suit[state.upcard[r]]] = True
-
-        r = rows[phase == Phase.BID_ROUND_2]
-        if r.size:
-            legal[r, self.first_suit_action : self.first_suit_action + NUM_SUITS] = True
-            legal[r, self.first_suit_action + self.deck.upcard_suit[state.upcard[r]]] = False
-            may_pass = state.to_play[r] != state.dealer[r] if self.rules.stick_the_dealer else True
-            legal[r, self.pass_action] = may_pass
-
-        r = rows[(phase == Phase.MAKER_ALONE) | (phase == Phase.DEFENDER_ALONE)]
-        if r.size:
-            legal[r, self.alone_action] = True
-            legal[r, self.partner_action] = True
-
-        r = rows[phase == Phase.DISCARD]
-        if r.size:
-            legal[r, :c] = state.hand[r, state.dealer[r]]
-            if not self.rules.dealer_may_bury_upcard:
-                legal[r, state.upcard[r]] = False
-
-        r = rows[phase == Phase.PLAY]
-        if r.size:
-            held = state.hand[r, state.to_play[r]]
-            following = state.cards_in_trick[r] > 0
-            if following.any():
-                f = r[following]
-                suit_of = self.deck.effective_suit[state.trump[f]]  # (m, C)
-                can_follow = held[following] & (suit_of == state.led_suit[f][:, None])
-                must = can_follow.any(axis=1)
-                sub = np.flatnonzero(following)[must]
-                held[sub] = can_follow[must]
-            legal[r, :c] = held
+        holding = (phase == _DISCARD) | (phase == _PLAY)
+        if not holding.any():
+            return
+        r = np.flatnonzero(holding) if every else rows[holding]
+        discarding = phase[holding] == _DISCARD
+        seat = np.where(discarding, dealer[holding], to_play[holding])
+        held = np.take(state.hand.reshape(-1, self.num_cards), r * NUM_SEATS + seat, axis=0)
+        # A card of the suit led must be played if held; led_suit is -1 (no constraint) while
+        # leading and when discarding.
+        can_follow = held & self._follow[np.maximum(state.trump[r], 0), state.led_suit[r]]
+        cards = np.where(can_follow.any(axis=1)[:, None], can_follow, held)
+        if not self.rules.dealer_may_bury_upcard:
+            d = np.flatnonzero(discarding)
+            cards[d, state.upcard[r[d]]] = False
+        legal[r, : self.num_cards] = cards
 
     def legal_actions(self, state: EuchreState, row: int = 0) -> list[int]:
         """Legal action ids of one game, ascending."""
@@ -442,22 +496,25 @@ class Engine:
         actions = self.check_actions(state, actions)
         state.hand_points[:] = 0
         phase = state.phase.copy()
-        live = np.flatnonzero(phase < Phase.HAND_OVER)
-        groups = [(p, np.flatnonzero(phase == p)) for p in range(NUM_DECISION_PHASES)]
+        live = np.flatnonzero(phase < _HAND_OVER)
+        by_phase = np.argsort(phase, kind="stable")  # each phase's rows stay in ascending order
+        counts = np.bincount(phase, minlength=NUM_DECISION_PHASES)
+        ends = np.cumsum(counts)
+        groups = [(p, by_phase[ends[p] - counts[p] : ends[p]]) for p in range(NUM_DECISION_PHASES)]
         scored = []
         for p, rows in groups:
             if rows.size == 0:
                 continue
             a = actions[rows]
-            if p == Phase.BID_ROUND_1:
+            if p == _BID_ROUND_1:
                 self._bid_round_1(state, rows, a)
-            elif p == Phase.BID_ROUND_2:
+            elif p == _BID_ROUND_2:
                 scored.append(self._bid_round_2(state, rows, a))
-            elif p == Phase.MAKER_ALONE:
+            elif p == _MAKER_ALONE:
                 self._maker_alone(state, rows, a)
-            elif p == Phase.DEFENDER_ALONE:
+            elif p == _DEFENDER_ALONE:
                 self._defender_alone(state, rows, a)
-            elif p == Phase.DISCARD:
+            elif p == _DISCARD:
                 self._discard(state, rows, a)
             else:
                 scored.append(self._play(state, rows, a))
@@ -473,7 +530,7 @@ class Engine:
         passed = a == self.pass_action
         r = rows[passed]
         state.to_play[r] = (state.to_play[r] + 1) % NUM_SEATS
-        state.phase[r[state.num_bids[r] == NUM_SEATS]] = Phase.BID_ROUND_2
+        state.phase[r[state.num_bids[r] == NUM_SEATS]] = _BID_ROUND_2
         r = rows[~passed]
         if r.size:
             state.ordered_up[r] = True
@@ -493,7 +550,7 @@ class Engine:
             return thrown
         state.thrown_in[thrown] = True
         if self.episode == EPISODE_HAND and self.rules.throw_in_ends_hand_episode:
-            state.phase[thrown] = Phase.HAND_OVER
+            state.phase[thrown] = _HAND_OVER
             state.to_play[thrown] = -1
             state.hand_number[thrown] += 1
             return thrown
@@ -507,17 +564,17 @@ class Engine:
         state.maker[rows] = state.to_play[rows]
         state.thrown_in[rows] = False
         if self.rules.alone_when_naming:
-            state.phase[rows] = Phase.MAKER_ALONE  # to_play stays the maker
+            state.phase[rows] = _MAKER_ALONE  # to_play stays the maker
             return
         r1 = rows[state.ordered_up[rows]]
         self._pick_up(state, r1)
-        state.phase[rows[~state.ordered_up[rows]]] = Phase.MAKER_ALONE
+        state.phase[rows[~state.ordered_up[rows]]] = _MAKER_ALONE
 
     def _pick_up(self, state: EuchreState, rows: np.ndarray) -> None:
         """The dealer takes the upcard into hand and must bury one card."""
         state.hand[rows, state.dealer[rows], state.upcard[rows]] = True
         state.picked_up[rows] = True
-        state.phase[rows] = Phase.DISCARD
+        state.phase[rows] = _DISCARD
         state.to_play[rows] = state.dealer[rows]
 
     def _maker_alone(self, state: EuchreState, rows: np.ndarray, a: np.ndarray) -> None:
@@ -525,7 +582,7 @@ class Engine:
         state.maker_alone[alone] = True
         state.active[alone, (state.maker[alone] + 2) % NUM_SEATS] = False
         if self.rules.lone_defender:
-            state.phase[rows] = Phase.DEFENDER_ALONE
+            state.phase[rows] = _DEFENDER_ALONE
             first = (state.dealer[rows] + 1) % NUM_SEATS
             first = np.where(first % 2 == state.maker[rows] % 2, (first + 1) % NUM_SEATS, first)
             state.to_play[rows] = first
@@ -559,16 +616,16 @@ class Engine:
         if self.rules.alone_when_naming:
             self._start_play(state, rows)
         else:
-            state.phase[rows] = Phase.MAKER_ALONE
+            state.phase[rows] = _MAKER_ALONE
             state.to_play[rows] = state.maker[rows]
 
     def _next_active(self, state: EuchreState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """The first seat after `seat` (clockwise) that plays this hand."""
-        out = (seat + 1) % NUM_SEATS
-        for _ in range(NUM_SEATS - 1):
-            sitting = ~state.active[rows, out]
-            out = np.where(sitting, (out + 1) % NUM_SEATS, out)
-        return out.astype(np.int8)
+        return self._next_active_table[self._active_bits(state, rows), seat]
+
+    def _active_bits(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+        """(m,) the seats that play, seat s as bit s."""
+        return np.packbits(state.active[rows], axis=1, bitorder="little")[:, 0]
 
     def _start_play(self, state: EuchreState, rows: np.ndarray) -> None:
         if rows.size == 0:
@@ -581,7 +638,7 @@ class Engine:
             leader = np.where(maker_alone, left_of_maker, leader)
             leader = np.where(lone_def >= 0, (lone_def + 1) % NUM_SEATS, leader)
             leader = np.where(maker_alone & (lone_def >= 0), lone_def, leader)
-        state.phase[rows] = Phase.PLAY
+        state.phase[rows] = _PLAY
         state.to_play[rows] = leader
         state.trick_leader[rows, 0] = leader
 
@@ -596,11 +653,13 @@ class Engine:
         leading = state.cards_in_trick[rows] == 0
         lr = rows[leading]
         state.led_suit[lr] = self.deck.effective_suit[state.trump[lr], a[leading]]
-        state.cards_in_trick[rows] += 1
-        complete = state.cards_in_trick[rows] == state.active[rows].sum(axis=1)
+        in_trick = state.cards_in_trick[rows] + 1
+        state.cards_in_trick[rows] = in_trick
+        bits = self._active_bits(state, rows)
+        complete = in_trick == self._num_active_table[bits]
 
         r = rows[~complete]
-        state.to_play[r] = self._next_active(state, r, seat[~complete])
+        state.to_play[r] = self._next_active_table[bits[~complete], seat[~complete]]
 
         r = rows[complete]
         if r.size == 0:
@@ -610,7 +669,7 @@ class Engine:
         strength = self.deck.trick_strength[state.trump[r][:, None], state.led_suit[r][:, None], np.maximum(cards, 0)]
         winner = np.argmax(np.where(cards >= 0, strength, -1), axis=1).astype(np.int8)
         state.trick_winner[r, tc] = winner
-        np.add.at(state.tricks_won, (r, winner % 2), 1)
+        state.tricks_won[r, winner % 2] += 1  # one trick per row: no repeated index
         state.trick_index[r] += 1
         state.cards_in_trick[r] = 0
         state.led_suit[r] = -1
@@ -646,7 +705,7 @@ class Engine:
         state.rubber_points[rows] += points
         state.hand_number[rows] += 1
         if self.episode == EPISODE_HAND:
-            state.phase[rows] = Phase.HAND_OVER
+            state.phase[rows] = _HAND_OVER
             state.to_play[rows] = -1
             return
         won = state.score[rows] >= self.rules.target_points  # (m, 2); at most one side can cross
@@ -658,9 +717,9 @@ class Engine:
             more_games = over[~rubber_over]
             state.score[more_games] = 0
             over = over[rubber_over]
-        state.phase[over] = Phase.GAME_OVER
+        state.phase[over] = _GAME_OVER
         state.to_play[over] = -1
-        go_on = rows[state.phase[rows] != Phase.GAME_OVER]
+        go_on = rows[state.phase[rows] != _GAME_OVER]
         state.dealer[go_on] = (state.dealer[go_on] + 1) % NUM_SEATS
         self._deal(state, go_on)
 
@@ -673,9 +732,9 @@ class Engine:
         if self.reward == REWARD_POINTS:
             margin = (state.hand_points[scored, 0] - state.hand_points[scored, 1]).astype(np.float32)
         else:
-            over = state.phase[scored] == Phase.GAME_OVER
+            over = state.phase[scored] == _GAME_OVER
             if self.episode == EPISODE_HAND:
-                over = state.phase[scored] == Phase.HAND_OVER
+                over = state.phase[scored] == _HAND_OVER
                 lead = state.hand_points[scored, 0].astype(np.int32) - state.hand_points[scored, 1]
             elif self.episode == EPISODE_GAME:
                 lead = state.score[scored, 0].astype(np.int32) - state.score[scored, 1]
@@ -700,18 +759,8 @@ class Engine:
     # ------------------------------------------------------------------ one game (N = 1)
     # The same transitions as the batched functions above, written on scalars: with one game, a
     # numpy call per rule costs far more than the rule itself. Rare events (scoring, dealing) still
-    # go through the batched functions. The batched engine at N > 1 is the reference; the two are
-    # checked against each other game by game.
-
-    def _build_single_tables(self) -> None:
-        d = self.deck
-        self._upcard_suit_list = d.upcard_suit.tolist()
-        self._effective_suit_list = d.effective_suit.tolist()
-        self._trick_strength_list = d.trick_strength.tolist()
-        follow = d.effective_suit[:, None, :] == np.arange(NUM_SUITS)[None, :, None]
-        self._follow = np.ascontiguousarray(follow)  # [trump, led, card]: the card follows the led suit
-        self._zero_rewards = np.zeros((1, NUM_SEATS), np.float32)
-        self._row0 = np.zeros(1, np.int64)
+    # go through the batched functions. tests/test_engine_properties.py plays games alone and in a
+    # batch and requires every field to match after every step.
 
     def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
         """`step` for a batch of one game."""
@@ -719,7 +768,7 @@ class Engine:
         if acts.shape != (1,) or acts.dtype.kind not in "iu":
             self.check_actions(state, acts)
         a = int(acts[0])
-        phase = int(state.phase[0])
+        phase = state.phase.item(0)
         if phase < _HAND_OVER and not (0 <= a < self.num_actions and state.legal[0, a]):
             self.check_actions(state, acts)  # raises with the full message
         state.hand_points[0] = 0
@@ -731,19 +780,19 @@ class Engine:
         elif phase == _MAKER_ALONE:
             if a == self.alone_action:
                 state.maker_alone[0] = True
-                state.active[0, (int(state.maker[0]) + 2) % NUM_SEATS] = False
+                state.active[0, (state.maker.item(0) + 2) % NUM_SEATS] = False
             if self.rules.lone_defender:
                 state.phase[0] = _DEFENDER_ALONE
-                first = (int(state.dealer[0]) + 1) % NUM_SEATS
-                if first % 2 == int(state.maker[0]) % 2:
+                first = (state.dealer.item(0) + 1) % NUM_SEATS
+                if first % 2 == state.maker.item(0) % 2:
                     first = (first + 1) % NUM_SEATS
                 state.to_play[0] = first
             else:
                 self._after_alone_single(state)
         elif phase == _DEFENDER_ALONE:
-            asks = int(state.defender_asks[0]) + 1
+            asks = state.defender_asks.item(0) + 1
             state.defender_asks[0] = asks
-            seat = int(state.to_play[0])
+            seat = state.to_play.item(0)
             if a == self.alone_action:
                 state.lone_defender[0] = seat
                 state.active[0, (seat + 2) % NUM_SEATS] = False
@@ -753,7 +802,7 @@ class Engine:
             else:
                 self._after_alone_single(state)
         elif phase == _DISCARD:
-            state.hand[0, int(state.dealer[0]), a] = False
+            state.hand[0, state.dealer.item(0), a] = False
             state.discard[0] = a
             if self.rules.alone_when_naming:
                 self._start_play_single(state)
@@ -769,19 +818,19 @@ class Engine:
 
     def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
         """A bid in either round; True if a thrown-in hand ended the episode."""
-        num_bids = int(state.num_bids[0])
+        num_bids = state.num_bids.item(0)
         state.bids[0, num_bids] = a
         num_bids += 1
         state.num_bids[0] = num_bids
         if a != self.pass_action:
             if phase == _BID_ROUND_1:
                 state.ordered_up[0] = True
-                suit = self._upcard_suit_list[int(state.upcard[0])]
+                suit = self._upcard_suit_list[state.upcard.item(0)]
             else:
                 suit = a - self.first_suit_action
             self._name_trump_single(state, suit)
             return False
-        state.to_play[0] = (int(state.to_play[0]) + 1) % NUM_SEATS
+        state.to_play[0] = (state.to_play.item(0) + 1) % NUM_SEATS
         if phase == _BID_ROUND_1:
             if num_bids == NUM_SEATS:
                 state.phase[0] = _BID_ROUND_2
@@ -795,7 +844,7 @@ class Engine:
             state.hand_number[0] += 1
             return True
         if not self.rules.throw_in_same_dealer:
-            state.dealer[0] = (int(state.dealer[0]) + 1) % NUM_SEATS
+            state.dealer[0] = (state.dealer.item(0) + 1) % NUM_SEATS
         self._deal(state, self._row0)
         return False
 
@@ -809,32 +858,29 @@ class Engine:
             state.phase[0] = _MAKER_ALONE  # to_play stays the maker
 
     def _pick_up_single(self, state: EuchreState) -> None:
-        dealer = int(state.dealer[0])
-        state.hand[0, dealer, int(state.upcard[0])] = True
+        dealer = state.dealer.item(0)
+        state.hand[0, dealer, state.upcard.item(0)] = True
         state.picked_up[0] = True
         state.phase[0] = _DISCARD
         state.to_play[0] = dealer
 
     def _after_alone_single(self, state: EuchreState) -> None:
-        if self.rules.alone_when_naming and state.ordered_up[0] and state.active[0, int(state.dealer[0])]:
+        if self.rules.alone_when_naming and state.ordered_up[0] and state.active[0, state.dealer.item(0)]:
             self._pick_up_single(state)
         else:
             self._start_play_single(state)
 
-    def _next_active_single(self, active: list[bool], seat: int) -> int:
-        out = (seat + 1) % NUM_SEATS
-        for _ in range(NUM_SEATS - 1):
-            if not active[out]:
-                out = (out + 1) % NUM_SEATS
-        return out
+    def _active_bits_single(self, state: EuchreState) -> int:
+        a = state.active[0].tolist()
+        return a[0] | a[1] << 1 | a[2] << 2 | a[3] << 3
 
     def _start_play_single(self, state: EuchreState) -> None:
-        leader = self._next_active_single(state.active[0].tolist(), int(state.dealer[0]))
+        leader = self._next_active_list[self._active_bits_single(state)][state.dealer.item(0)]
         if self.rules.lone_lead == LEAD_LEFT_OF_LONE_PLAYER:
-            maker_alone = bool(state.maker_alone[0])
-            lone_def = int(state.lone_defender[0])
+            maker_alone = state.maker_alone.item(0)
+            lone_def = state.lone_defender.item(0)
             if maker_alone:
-                leader = (int(state.maker[0]) + 1) % NUM_SEATS
+                leader = (state.maker.item(0) + 1) % NUM_SEATS
             if lone_def >= 0:
                 leader = lone_def if maker_alone else (lone_def + 1) % NUM_SEATS
         state.phase[0] = _PLAY
@@ -843,23 +889,23 @@ class Engine:
 
     def _play_single(self, state: EuchreState, a: int) -> bool:
         """Play a card; True if it finished the hand (scored)."""
-        seat = int(state.to_play[0])
-        t = int(state.trick_index[0])
-        trump = int(state.trump[0])
+        seat = state.to_play.item(0)
+        t = state.trick_index.item(0)
+        trump = state.trump.item(0)
         state.hand[0, seat, a] = False
         state.trick_cards[0, t, seat] = a
         state.card_player[0, a] = seat
         state.card_trick[0, a] = t
-        in_trick = int(state.cards_in_trick[0])
+        in_trick = state.cards_in_trick.item(0)
         if in_trick == 0:
             state.led_suit[0] = self._effective_suit_list[trump][a]
         in_trick += 1
-        active = state.active[0].tolist()
-        if in_trick < sum(active):
+        bits = self._active_bits_single(state)
+        if in_trick < self._num_active_list[bits]:
             state.cards_in_trick[0] = in_trick
-            state.to_play[0] = self._next_active_single(active, seat)
+            state.to_play[0] = self._next_active_list[bits][seat]
             return False
-        strength = self._trick_strength_list[trump][int(state.led_suit[0])]
+        strength = self._trick_strength_list[trump][state.led_suit.item(0)]
         winner, best = 0, -2
         for s, card in enumerate(state.trick_cards[0, t].tolist()):
             value = strength[card] if card >= 0 else -1
@@ -878,31 +924,20 @@ class Engine:
         return True
 
     def _update_legal_single(self, state: EuchreState) -> None:
+        phase, to_play, dealer = state.phase.item(0), state.to_play.item(0), state.dealer.item(0)
         legal = state.legal[0]
-        legal[:] = False
-        phase = int(state.phase[0])
-        c = self.num_cards
+        legal[:] = self._legal_table[(phase * self.num_cards + state.upcard.item(0)) * 2 + (to_play == dealer)]
         if phase == _PLAY:
-            held = state.hand[0, int(state.to_play[0])]
-            if state.cards_in_trick[0]:
-                can_follow = held & self._follow[int(state.trump[0]), int(state.led_suit[0])]
+            held = state.hand[0, to_play]
+            if state.cards_in_trick.item(0):
+                can_follow = held & self._follow[state.trump.item(0), state.led_suit.item(0)]
                 if can_follow.any():
                     held = can_follow
-            legal[:c] = held
-        elif phase == _BID_ROUND_1:
-            legal[self.pass_action] = True
-            legal[self.first_suit_action + self._upcard_suit_list[int(state.upcard[0])]] = True
-        elif phase == _BID_ROUND_2:
-            legal[self.first_suit_action : self.first_suit_action + NUM_SUITS] = True
-            legal[self.first_suit_action + self._upcard_suit_list[int(state.upcard[0])]] = False
-            legal[self.pass_action] = not self.rules.stick_the_dealer or state.to_play[0] != state.dealer[0]
-        elif phase == _MAKER_ALONE or phase == _DEFENDER_ALONE:
-            legal[self.alone_action] = True
-            legal[self.partner_action] = True
+            legal[: self.num_cards] = held
         elif phase == _DISCARD:
-            legal[:c] = state.hand[0, int(state.dealer[0])]
+            legal[: self.num_cards] = state.hand[0, dealer]
             if not self.rules.dealer_may_bury_upcard:
-                legal[int(state.upcard[0])] = False
+                legal[state.upcard.item(0)] = False
 
     # ------------------------------------------------------------------ observations
 
@@ -946,6 +981,7 @@ class Engine:
         # bid action -> its slot (pass 0, a suit 1 + suit); index -1 (no bid) wraps to the spare last entry
         self._bid_choice = np.zeros(self.num_actions + 1, np.intp)
         self._bid_choice[self.first_suit_action : self.first_suit_action + NUM_SUITS] = 1 + np.arange(NUM_SUITS)
+        self._mark_base_cache: dict[int, dict[str, np.ndarray]] = {}
 
     def observe(self, state: EuchreState, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(N, D) float32 information state of `seats` (default: the seat to act), from that seat's view.
@@ -953,152 +989,185 @@ class Engine:
         Seats are relative: 0 = the observer, 1 = its left, 2 = its partner, 3 = its right.
         """
         n = state.num_games
+        if n == 1:
+            seat = max(state.to_play.item(0), 0) if seats is None else int(seats[0])
+            obs = self._observe_single(state, seat)[None]
+            if out is None:
+                return obs
+            out[...] = obs
+            return out
         if seats is None:
             seats = np.maximum(state.to_play, 0)
         me = np.asarray(seats, dtype=np.intp)
         size = self.observation_size
         fits = out is not None and out.dtype == np.float32 and out.shape == (n, size) and out.flags.c_contiguous
         buf = out if fits else np.empty((n, size), np.float32)
-        if n == 1:
-            self._observe_single(state, int(me[0]), buf[0])
-        else:
-            self._observe_batch(state, me, buf)
+        self._observe_batch(state, me, buf)
         if out is None or fits:
             return buf
         out[...] = buf
         return out
 
     def _observe_batch(self, state: EuchreState, me: np.ndarray, buf: np.ndarray) -> None:
-        # Built as uint8 marks in one zeroed array, converted to float32 once. Each mark is written
-        # at a flat index; a feature that is absent writes False at a cell of its own row and block.
-        n = state.num_games
+        for r0 in range(0, state.num_games, _OBSERVE_CHUNK):
+            self._observe_rows(state, me, buf, slice(r0, min(r0 + _OBSERVE_CHUNK, state.num_games)))
+
+    def _observe_rows(self, state: EuchreState, me_all: np.ndarray, buf: np.ndarray, sl: slice) -> None:
+        # The rows are built as uint8 marks in one zeroed array, then converted to float32 at once.
+        # Each mark is a write at a flat index (row base + column); a feature that is absent writes
+        # 0 into a cell of its own row and block, which no other feature of that row writes.
+        m = sl.stop - sl.start
         c = self.num_cards
         lay = self.observation_layout
         start = self._layout_start
-        marks = np.zeros((n, self.observation_size), np.uint8)
-        flat = marks.reshape(-1)
-        rows = np.arange(n, dtype=np.intp)
-        row_base = rows * self.observation_size
+        base = self._mark_bases(m)
+        me = me_all[sl]
         me8 = me.astype(np.int8)
+        marks = np.zeros((m, self.observation_size), np.uint8)
+        flat = marks.reshape(-1)
+        rows = np.arange(sl.start, sl.stop, dtype=np.intp)
+        local = np.arange(m)
 
-        marks[:, lay["hand"]] = np.take(state.hand.reshape(n * NUM_SEATS, c), rows * NUM_SEATS + me, axis=0)
+        marks[:, lay["hand"]] = np.take(state.hand.reshape(-1, c), rows * NUM_SEATS + me, axis=0)
         marks[:, lay["sitting_out"]] = ~state.active[rows[:, None], (me[:, None] + self._seat_ids) & 3]
 
-        named = state.trump >= 0
-        maker = (state.maker - me8) & 3
-        lone_def = state.lone_defender
+        trump = state.trump[sl]
+        named = trump >= 0
+        maker = ((state.maker[sl] - me8) & 3).astype(np.intp)
+        lone_def = state.lone_defender[sl]
+        upcard, discard, phase, dealer = state.upcard[sl], state.discard[sl], state.phase[sl], state.dealer[sl]
         team = me & 1
+        won = state.tricks_won[sl]
         singles = (  # (column, present) of the blocks with at most one mark per game
-            (start["upcard"] + np.maximum(state.upcard, 0), state.upcard >= 0),
-            (start["upcard_turned_down"], (state.num_bids >= NUM_SEATS) & ~state.ordered_up),
-            (start["dealer"] + ((state.dealer - me8) & 3), True),
-            (start["trump"] + np.maximum(state.trump, 0), named),
+            (start["upcard"] + np.maximum(upcard, 0), upcard >= 0),
+            (start["upcard_turned_down"], (state.num_bids[sl] >= NUM_SEATS) & ~state.ordered_up[sl]),
+            (start["dealer"] + ((dealer - me8) & 3), True),
+            (start["trump"] + np.maximum(trump, 0), named),
             (start["maker"] + maker, named),
-            (start["alone"] + maker, state.maker_alone),
+            (start["alone"] + maker, state.maker_alone[sl]),
             (start["alone"] + ((lone_def - me8) & 3), lone_def >= 0),
-            (start["own_discard"] + np.maximum(state.discard, 0), (state.discard >= 0) & (state.dealer == me8)),
-            (start["phase"] + np.minimum(state.phase, NUM_DECISION_PHASES - 1), state.phase < NUM_DECISION_PHASES),
-            (start["tricks_won"] + state.tricks_won[rows, team], True),
-            (start["tricks_won"] + (NUM_TRICKS + 1) + state.tricks_won[rows, 1 - team], True),
+            (start["own_discard"] + np.maximum(discard, 0), (discard >= 0) & (dealer == me8)),
+            (start["phase"] + np.minimum(phase, NUM_DECISION_PHASES - 1), phase < NUM_DECISION_PHASES),
+            (start["tricks_won"] + won[local, team], True),
+            (start["tricks_won"] + (NUM_TRICKS + 1) + won[local, 1 - team], True),
         )
-        idx = np.empty((len(singles), n), np.intp)
-        present = np.empty((len(singles), n), bool)
+        idx = np.empty((len(singles), m), np.intp)
+        present = np.empty((len(singles), m), bool)
         for k, (col, there) in enumerate(singles):
             idx[k] = col
             present[k] = there
-        idx += row_base
-        flat[idx[present]] = 1  # only the marks: "alone" may get two writes at one cell
+        idx += base["row"]
+        flat[idx[present]] = 1  # marks only: the maker's and a lone defender's "alone" may share a cell
 
-        row_base = row_base[:, None]
-        bids = state.bids
-        flat[(self._bid_col + self._bid_choice[bids] + row_base)[bids >= 0]] = 1
-        player = state.card_player
-        played = player >= 0
-        rel = (player - me8[:, None]) & 3
-        cols = self._played_by_col + rel
-        cols += row_base
+        bids = state.bids[sl]
+        cols = self._bid_choice[bids]  # a missing bid (-1) picks the spare last entry
+        cols += base["bids"]
+        flat[cols[bids >= 0]] = 1
+        player = state.card_player[sl]
+        played = (player >= 0).view(np.uint8)
+        rel = ((player - me8[:, None]) & 3).astype(np.intp)
+        flat[base["played_by"] + rel] = played
+        trick = state.card_trick[sl]
+        cols = np.maximum(trick, 0).astype(np.intp)
+        cols += base["played_in_trick"]
         flat[cols] = played
-        cols = self._played_in_trick_col + np.maximum(state.card_trick, 0)
-        cols += row_base
-        flat[cols] = played
-        cols = rel.astype(np.intp)
-        cols *= c
-        cols += self._current_trick_col
-        cols += row_base
-        flat[cols] = played & (state.card_trick == state.trick_index[:, None])
-        leader = state.trick_leader
-        cols = self._trick_leader_col + ((leader - me8[:, None]) & 3)
-        cols += row_base
-        flat[cols] = leader >= 0
+        rel *= c
+        rel += base["current_trick"]
+        flat[rel] = (trick == state.trick_index[sl, None]).view(np.uint8) & played
+        leader = state.trick_leader[sl]
+        cols = ((leader - me8[:, None]) & 3).astype(np.intp)
+        cols += base["trick_leader"]
+        flat[cols] = (leader >= 0).view(np.uint8)
 
-        np.copyto(buf, marks)
+        out = buf[sl]
+        np.copyto(out, marks)
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
-            buf[:, lay["score"].start] = state.score[rows, team] / target
-            buf[:, lay["score"].start + 1] = state.score[rows, 1 - team] / target
+            score = state.score[sl]
+            out[:, lay["score"].start] = score[local, team] / target
+            out[:, lay["score"].start + 1] = score[local, 1 - team] / target
             if self.episode == EPISODE_RUBBER:
-                buf[:, lay["games_won"].start] = state.games_won[rows, team]
-                buf[:, lay["games_won"].start + 1] = state.games_won[rows, 1 - team]
+                games = state.games_won[sl]
+                out[:, lay["games_won"].start] = games[local, team]
+                out[:, lay["games_won"].start + 1] = games[local, 1 - team]
 
-    def _observe_single(self, state: EuchreState, seat: int, buf: np.ndarray) -> None:
-        """`observe` of game 0 into buf (D,): the same encoding, built from scalars."""
+    def _mark_bases(self, m: int) -> dict[str, np.ndarray]:
+        """Flat index of each block's first cell, per row of an m-row mark array (cached per m)."""
+        bases = self._mark_base_cache.get(m)
+        if bases is None:
+            row = (np.arange(m, dtype=np.intp) * self.observation_size)[:, None]
+            bases = {
+                "row": row[:, 0].copy(),
+                "bids": row + self._bid_col,
+                "played_by": row + self._played_by_col,
+                "played_in_trick": row + self._played_in_trick_col,
+                "current_trick": row + self._current_trick_col,
+                "trick_leader": row + self._trick_leader_col,
+            }
+            if len(self._mark_base_cache) > 8:
+                self._mark_base_cache.clear()
+            self._mark_base_cache[m] = bases
+        return bases
+
+    def _observe_single(self, state: EuchreState, seat: int) -> np.ndarray:
+        """(D,) `observe` of game 0: the same encoding, built from scalars."""
         st = self._layout_start_int
         c = self.num_cards
-        on = []
-        add = on.append
+        marks = bytearray(self.observation_size)
         base = st["hand"]
         for card, held in enumerate(state.hand[0, seat].tolist()):
             if held:
-                add(base + card)
-        upcard = int(state.upcard[0])
+                marks[base + card] = 1
+        upcard = state.upcard.item(0)
         if upcard >= 0:
-            add(st["upcard"] + upcard)
-        if state.num_bids[0] >= NUM_SEATS and not state.ordered_up[0]:
-            add(st["upcard_turned_down"])
-        add(st["dealer"] + (int(state.dealer[0]) - seat) % NUM_SEATS)
+            marks[st["upcard"] + upcard] = 1
+        if state.num_bids.item(0) >= NUM_SEATS and not state.ordered_up.item(0):
+            marks[st["upcard_turned_down"]] = 1
+        dealer = state.dealer.item(0)
+        marks[st["dealer"] + (dealer - seat) % NUM_SEATS] = 1
         base = st["bids"]
         for slot, bid in enumerate(state.bids[0].tolist()):
             if bid >= 0:
-                add(base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1))
-        if state.trump[0] >= 0:
-            maker = (int(state.maker[0]) - seat) % NUM_SEATS
-            add(st["trump"] + int(state.trump[0]))
-            add(st["maker"] + maker)
-            if state.maker_alone[0]:
-                add(st["alone"] + maker)
-        lone_def = int(state.lone_defender[0])
+                marks[base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1)] = 1
+        trump = state.trump.item(0)
+        if trump >= 0:
+            maker = (state.maker.item(0) - seat) % NUM_SEATS
+            marks[st["trump"] + trump] = 1
+            marks[st["maker"] + maker] = 1
+            if state.maker_alone.item(0):
+                marks[st["alone"] + maker] = 1
+        lone_def = state.lone_defender.item(0)
         if lone_def >= 0:
-            add(st["alone"] + (lone_def - seat) % NUM_SEATS)
+            marks[st["alone"] + (lone_def - seat) % NUM_SEATS] = 1
         active = state.active[0].tolist()
         for k in range(NUM_SEATS):
             if not active[(seat + k) % NUM_SEATS]:
-                add(st["sitting_out"] + k)
-        discard = int(state.discard[0])
-        if discard >= 0 and state.dealer[0] == seat:
-            add(st["own_discard"] + discard)
-        phase = int(state.phase[0])
+                marks[st["sitting_out"] + k] = 1
+        discard = state.discard.item(0)
+        if discard >= 0 and dealer == seat:
+            marks[st["own_discard"] + discard] = 1
+        phase = state.phase.item(0)
         if phase < NUM_DECISION_PHASES:
-            add(st["phase"] + phase)
-        current = int(state.trick_index[0])
+            marks[st["phase"] + phase] = 1
+        current = state.trick_index.item(0)
         by, in_trick, now = st["played_by"], st["played_in_trick"], st["current_trick"]
         for card, (player, trick) in enumerate(zip(state.card_player[0].tolist(), state.card_trick[0].tolist())):
             if trick >= 0:
-                add(in_trick + card * NUM_TRICKS + trick)
+                marks[in_trick + card * NUM_TRICKS + trick] = 1
             if player >= 0:
                 rel = (player - seat) % NUM_SEATS
-                add(by + card * NUM_SEATS + rel)
+                marks[by + card * NUM_SEATS + rel] = 1
                 if trick == current:
-                    add(now + rel * c + card)
+                    marks[now + rel * c + card] = 1
         base = st["trick_leader"]
         for t, leader in enumerate(state.trick_leader[0].tolist()):
             if leader >= 0:
-                add(base + t * NUM_SEATS + (leader - seat) % NUM_SEATS)
+                marks[base + t * NUM_SEATS + (leader - seat) % NUM_SEATS] = 1
         team = seat % 2
         won = state.tricks_won[0].tolist()
-        add(st["tricks_won"] + won[team])
-        add(st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team])
-        buf[:] = 0
-        buf[on] = 1
+        marks[st["tricks_won"] + won[team]] = 1
+        marks[st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team]] = 1
+        buf = np.frombuffer(marks, np.uint8).astype(np.float32)
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
             score = state.score[0].tolist()
@@ -1108,3 +1177,4 @@ class Engine:
                 games = state.games_won[0].tolist()
                 buf[st["games_won"]] = games[team]
                 buf[st["games_won"] + 1] = games[1 - team]
+        return buf

@@ -75,6 +75,7 @@ from euchre_env.engine import (
 from euchre_env.rules import Rules
 
 AGENTS = [f"player_{i}" for i in range(NUM_SEATS)]
+_HAND_OVER = int(Phase.HAND_OVER)
 SEAT_NAMES = ("South", "West", "North", "East")
 
 
@@ -118,6 +119,9 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in AGENTS}
         self.state_: EuchreState | None = None
         self._key_rng = np.random.default_rng()
+        self._seat_rows = [np.array([seat]) for seat in range(NUM_SEATS)]
+        self._observed: list[tuple[np.ndarray, np.ndarray] | None] = [None] * NUM_SEATS
+        """Per seat, the observation and mask of the current state (cleared by step and reset)."""
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The (shared, cached) observation space."""
@@ -145,6 +149,7 @@ class raw_env(AECEnv):
             state = self.engine.init(key)
         self._key_rng = rng
         self.state_ = state
+        self._observed = [None] * NUM_SEATS
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
@@ -177,11 +182,14 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's information state and its action mask (all zeros unless it is to act)."""
         seat = AGENTS.index(agent)
-        obs = self.engine.observe(self.state_, np.array([seat]))[0]
-        mask = np.zeros(self.engine.num_actions, np.int8)
-        if not self.state_.done[0] and int(self.state_.to_play[0]) == seat:
-            mask[:] = self.state_.legal[0]
-        return {"observation": obs, "action_mask": mask}
+        seen = self._observed[seat]
+        if seen is None:
+            obs = self.engine.observe(self.state_, self._seat_rows[seat])[0]
+            mask = np.zeros(self.engine.num_actions, np.int8)
+            if self.state_.phase.item(0) < _HAND_OVER and self.state_.to_play.item(0) == seat:
+                mask[:] = self.state_.legal[0]
+            self._observed[seat] = seen = (obs, mask)
+        return {"observation": seen[0].copy(), "action_mask": seen[1].copy()}
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
@@ -190,10 +198,11 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         rewards = self.engine.step(self.state_, np.array([int(action)]))[0]
+        self._observed = [None] * NUM_SEATS
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: float(rewards[i]) for i, a in enumerate(AGENTS)}
+        self.rewards = dict(zip(AGENTS, rewards.tolist()))
         self._accumulate_rewards()
-        if self.state_.done[0]:
+        if self.state_.phase.item(0) >= _HAND_OVER:
             self.terminations = {a: True for a in AGENTS}
             self.infos = {a: {"score": self.state_.score[0].tolist()} for a in AGENTS}
         else:

@@ -20,7 +20,12 @@ from euchre_env.rules import Rules
 
 
 class EuchreVectorEnv:
-    """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`."""
+    """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`.
+
+    `copy=False` returns one observation buffer that every reset and step overwrites (as Gymnasium's
+    vector envs do with `copy=False`): faster for large N, but an observation kept across a step
+    must be copied by the caller.
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": "euchre_vector_v0"}
 
@@ -31,6 +36,7 @@ class EuchreVectorEnv:
         episode: str = EPISODE_HAND,
         reward: str = "points",
         seed: int | None = None,
+        copy: bool = True,
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -46,13 +52,15 @@ class EuchreVectorEnv:
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.engine.num_actions))
         self.state: EuchreState | None = None
         self._seed = seed
+        self.copy = bool(copy)
+        self._obs_buffer: np.ndarray | None = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start N new episodes. Game i's deals depend only on (seed, i)."""
         if seed is None:
             seed = self._seed
         self.state = self.engine.init(game_keys(seed, self.num_envs))
-        return self.engine.observe(self.state), self._info()
+        return self._observe(), self._info()
 
     def step(
         self, actions: np.ndarray
@@ -71,9 +79,16 @@ class EuchreVectorEnv:
             info["final_score"] = self.state.score.copy()
             info["final_hand_points"] = self.state.hand_points.copy()
             self.engine.restart(self.state, rows)
-        obs = self.engine.observe(self.state)
+        obs = self._observe()
         info.update(self._info())
         return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
+
+    def _observe(self) -> np.ndarray:
+        if self.copy:
+            return self.engine.observe(self.state)
+        if self._obs_buffer is None:
+            self._obs_buffer = np.empty((self.num_envs, self.engine.observation_size), np.float32)
+        return self.engine.observe(self.state, out=self._obs_buffer)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.state.legal.copy(), "to_play": self.state.to_play.astype(np.int64)}

@@ -1,0 +1,293 @@
+"""Decisions per second under random legal play: the vector API, the AEC env, and OpenSpiel's euchre.
+
+Every figure counts one decision as producing the acting seat's observation and legal mask and
+applying one legal action chosen at random. All three play the same game: `Rules.openspiel()`,
+one hand per episode. Runs on one core (BLAS/OpenMP threads pinned to 1 before numpy loads).
+
+    python benchmarks/throughput.py            # about 3 s per measurement
+    python benchmarks/throughput.py --quick    # a fast smoke run
+    python benchmarks/throughput.py --seconds 10 --clock wall
+
+Timing uses this process's CPU time by default (`--clock cpu`), which stays meaningful on a
+shared machine; `--clock wall` uses elapsed time. The peak memory at 65,536 games is measured in
+a fresh subprocess (peak RSS of that process, and numpy's peak allocations through tracemalloc).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from euchre_env import EuchreVectorEnv, Rules, euchre_v0  # noqa: E402
+
+VECTOR_SIZES = (1, 64, 1024, 4096, 65536)
+MEMORY_GAMES = 65536
+MEMORY_STEPS = 40
+PRIORITY_ROWS = 4096
+"""Random action priorities are drawn from this many shuffled rows (argmax over the legal ones)."""
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--quick", action="store_true", help="0.5 s per measurement and 10 warm-up steps")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="process CPU time or elapsed time")
+    p.add_argument("--sizes", type=int, nargs="+", default=list(VECTOR_SIZES), help="vector API batch sizes")
+    p.add_argument("--warmup", type=int, default=60, help="untimed vector API steps first (about 2.5 hands)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--memory-probe", type=int, default=0, help=argparse.SUPPRESS)
+    return p.parse_args()
+
+
+def clock_fn(name: str) -> Callable[[], float]:
+    return time.process_time if name == "cpu" else time.perf_counter
+
+
+# ----------------------------------------------------------------------------- vector API
+
+
+def random_actions(rng: np.random.Generator, priorities: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """One legal action per game, uniformly: the legal action with the highest random priority."""
+    rows = priorities[rng.integers(0, priorities.shape[0], mask.shape[0])]
+    return np.argmax(rows * mask, axis=1)
+
+
+def bench_vector(
+    n: int, seconds: float, clock: Callable[[], float], seed: int, warmup: int, copy: bool = True
+) -> float:
+    """Decisions/s of `env.step` on n games. The first `warmup` steps are not timed: the games start
+    in step with each other, and only autoreset spreads them over the phases of a hand."""
+    env = EuchreVectorEnv(n, rules=Rules.openspiel(), episode="hand", seed=seed, copy=copy)
+    rng = np.random.default_rng(seed)
+    a = env.single_action_space.n
+    priorities = np.stack([rng.permutation(a) + 1 for _ in range(PRIORITY_ROWS)]).astype(np.uint8)
+    obs, info = env.reset()
+    mask = info["action_mask"]
+    for _ in range(warmup):
+        obs, _, _, _, info = env.step(random_actions(rng, priorities, mask))
+        mask = info["action_mask"]
+    steps, start = 0, clock()
+    while True:
+        for _ in range(8):
+            obs, _, _, _, info = env.step(random_actions(rng, priorities, mask))
+            mask = info["action_mask"]
+        steps += 8
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return steps * n / elapsed
+
+
+# ----------------------------------------------------------------------------- AEC env
+
+
+def bench_aec(env, seconds: float, clock: Callable[[], float], seed: int) -> float:
+    """Decisions/s of `env.last()` + `env.step(random legal action)`, resetting after each hand."""
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+    decisions, start = 0, clock()
+    while True:
+        for _ in range(64):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(rnd.random() * legal.size)]))
+            decisions += 1
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return decisions / elapsed
+
+
+def wrapper_floor_env():
+    """A no-op AEC env under the same PettingZoo wrappers as `euchre_v0.env()`: their cost alone."""
+    import gymnasium
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    real = euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand")
+    agents = list(real.possible_agents)
+
+    class NoOp(AECEnv):
+        metadata = {"name": "noop", "render_modes": [], "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = list(agents)
+            self.agents = list(agents)
+            self.observation_spaces = dict(real.observation_spaces)
+            self.action_spaces = dict(real.action_spaces)
+            self._obs = {
+                "observation": np.zeros(real.engine.observation_size, np.float32),
+                "action_mask": np.ones(real.engine.num_actions, np.int8),
+            }
+
+        def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent: str) -> gymnasium.spaces.Space:
+            return self.action_spaces[agent]
+
+        def reset(self, seed=None, options=None) -> None:
+            self.agents = list(agents)
+            self.rewards = {a: 0.0 for a in agents}
+            self._cumulative_rewards = {a: 0.0 for a in agents}
+            self.terminations = {a: False for a in agents}
+            self.truncations = {a: False for a in agents}
+            self.infos = {a: {} for a in agents}
+            self.agent_selection = agents[0]
+            self._t = 0
+
+        def observe(self, agent: str) -> dict:
+            return self._obs
+
+        def step(self, action) -> None:
+            self._t += 1
+            self.agent_selection = agents[self._t % len(agents)]
+
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(NoOp()))
+
+
+# ----------------------------------------------------------------------------- OpenSpiel
+
+
+def bench_openspiel(seconds: float, clock: Callable[[], float], seed: int) -> tuple[float, int]:
+    """Decisions/s of OpenSpiel's euchre: information-state tensor into a reused buffer, legal actions, apply.
+
+    The deal is applied as 22 chance actions drawn directly (dealer, 20 cards, upcard), which is
+    the cheapest way through its chance nodes. Returns (decisions/s, observation size).
+    """
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("euchre")
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    rnd = random.Random(seed)
+    cards = list(range(game.num_distinct_actions() - 7))
+    decisions, start = 0, clock()
+    while True:
+        state = game.new_initial_state()
+        state.apply_action(rnd.randrange(4))
+        for card in rnd.sample(cards, 21):
+            state.apply_action(card)
+        while not state.is_terminal():
+            observation.set_from(state, state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rnd.random() * len(legal))])
+            decisions += 1
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return decisions / elapsed, observation.tensor.size
+
+
+def bench_conversion_floor(n: int, seconds: float, clock: Callable[[], float], size: int) -> float:
+    """Microseconds per decision to only write n float32 observations from prebuilt uint8 ones."""
+    marks = np.zeros((n, size), np.uint8)
+    out = np.empty((n, size), np.float32)
+    count, start = 0, clock()
+    while True:
+        np.copyto(out, marks)
+        count += 1
+        elapsed = clock() - start
+        if elapsed >= min(seconds, 1.0):
+            return elapsed / (count * n) * 1e6
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def memory_probe(n: int, seed: int) -> None:
+    """Run in a fresh process: reset and step n games; print peak RSS and traced peak as JSON."""
+    tracemalloc.start()
+    env = EuchreVectorEnv(n, rules=Rules.openspiel(), episode="hand", seed=seed)
+    rng = np.random.default_rng(seed)
+    priorities = np.stack([rng.permutation(env.single_action_space.n) + 1 for _ in range(PRIORITY_ROWS)])
+    priorities = priorities.astype(np.uint8)
+    obs, info = env.reset()
+    for _ in range(MEMORY_STEPS):
+        obs, _, _, _, info = env.step(random_actions(rng, priorities, info["action_mask"]))
+    _, traced_peak = tracemalloc.get_traced_memory()
+    rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+    print(json.dumps({"rss_peak": rss_peak, "traced_peak": traced_peak}))
+
+
+def measure_memory(n: int, seed: int) -> dict[str, int]:
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--memory-probe", str(n), "--seed", str(seed)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def main() -> None:
+    args = parse_args()
+    if args.memory_probe:
+        memory_probe(args.memory_probe, args.seed)
+        return
+    seconds = 0.5 if args.quick else args.seconds
+    warmup = 10 if args.quick else args.warmup
+    clock = clock_fn(args.clock)
+    print("Euchre throughput: Rules.openspiel(), one hand per episode, random legal play, one core")
+    print(f"{seconds:g} s per measurement, {args.clock} clock; numpy {np.__version__}, python {sys.version.split()[0]}")
+    print()
+
+    os_rate, os_obs_size = bench_openspiel(seconds, clock, args.seed)
+    rows: list[tuple[str, str, float]] = [("OpenSpiel euchre (info-state tensor + legal_actions)", "1", os_rate)]
+    for n in args.sizes:
+        rows.append(("vector API EuchreVectorEnv", f"{n:,}", bench_vector(n, seconds, clock, args.seed, warmup)))
+    for n in (4096, 65536):
+        if n in args.sizes:
+            rate = bench_vector(n, seconds, clock, args.seed, warmup, copy=False)
+            rows.append(("vector API, copy=False (obs buffer reused)", f"{n:,}", rate))
+    aec_rate = bench_aec(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), seconds, clock, args.seed)
+    rows.append(("AEC euchre_v0.env() (last + step)", "1", aec_rate))
+    raw_rate = bench_aec(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), seconds, clock, args.seed)
+    rows.append(("AEC euchre_v0.raw_env() (no wrappers)", "1", raw_rate))
+    floor_rate = bench_aec(wrapper_floor_env(), seconds, clock, args.seed)
+    rows.append(("PettingZoo wrappers around a no-op env", "1", floor_rate))
+
+    width = max(len(r[0]) for r in rows)
+    print(f"{'':{width}}  {'games':>7}  {'decisions/s':>12}  {'us/decision':>11}  {'vs OpenSpiel':>12}")
+    for name, games, rate in rows:
+        print(f"{name:{width}}  {games:>7}  {rate:>12,.0f}  {1e6 / rate:>11.2f}  {rate / os_rate:>11.2f}x")
+    print()
+    vector_best = max(rate for name, _, rate in rows if name.startswith("vector API EuchreVectorEnv"))
+    obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
+    floor_n = max(args.sizes)
+    floor_us = bench_conversion_floor(floor_n, seconds, clock, obs_size)
+    print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {os_obs_size} floats; "
+          f"only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
+    print(f"best vector API / OpenSpiel: {vector_best / os_rate:.2f}x   (target >= 10x)")
+    print(f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 30,000; the wrappers alone allow {floor_rate:,.0f})")
+
+    if MEMORY_GAMES in args.sizes:
+        mem = measure_memory(MEMORY_GAMES, args.seed)
+        gib = 2.0**30
+        print(
+            f"memory at {MEMORY_GAMES:,} games (fresh process, reset + {MEMORY_STEPS} steps): "
+            f"peak RSS {mem['rss_peak'] / gib:.2f} GiB, traced numpy/python peak {mem['traced_peak'] / gib:.2f} GiB"
+            f"   (target < 2 GiB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
