@@ -1,0 +1,94 @@
+"""Speed of the bots: heuristic decisions/s, pimc ms per decision by phase, and the raw solver per layout.
+
+    python benchmarks/agents_speed.py [--games 2000] [--per-phase 200]
+
+CPU time of this process (one core), so the figures hold on a machine shared with other work.
+Positions are collected from heuristic self-play; pimc is timed on decisions with more than one
+legal action, one decision per call, at its default number of worlds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from agents import make_agent
+from agents.solver import DoubleDummy, hand_masks
+from euchre_env import Engine, Phase, Rules, game_keys
+from euchre_env.engine import NUM_DECISION_PHASES
+
+
+def collect_positions(engine: Engine, games: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of every decision in `games` hands of heuristic self-play."""
+    bot = make_agent("heuristic", engine, seed=0)
+    state = engine.init(game_keys(7, games))
+    observations, masks = [], []
+    while not state.done.all():
+        obs = engine.observe(state)
+        live = np.flatnonzero(~state.done)
+        observations.append(obs[live])
+        masks.append(state.legal[live].copy())
+        actions = np.zeros(state.num_games, np.int64)
+        actions[live] = bot.act(obs[live], state.legal[live])
+        engine.step(state, actions)
+    return np.concatenate(observations), np.concatenate(masks)
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000, help="hands of self-play to collect positions from")
+    parser.add_argument("--per-phase", type=int, default=200, help="pimc decisions timed per phase")
+    parser.add_argument("--layouts", type=int, default=3000, help="random full deals for the solver timing")
+    args = parser.parse_args()
+
+    engine = Engine(Rules())
+    obs, masks = collect_positions(engine, args.games)
+    heuristic = make_agent("heuristic", engine, seed=0)
+    t = time.process_time()
+    heuristic.act(obs, masks)
+    print(f"heuristic, {len(obs):,} decisions in one batch: {len(obs) / (time.process_time() - t):,.0f} decisions/s")
+    single = min(3000, len(obs))
+    t = time.process_time()
+    for k in range(single):
+        heuristic.act(obs[k : k + 1], masks[k : k + 1])
+    print(f"heuristic, one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
+
+    choice = masks.sum(axis=1) > 1
+    obs, masks = obs[choice], masks[choice]
+    phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
+    pimc = make_agent("pimc", engine, seed=0)
+    print(f"pimc at its default {pimc.worlds} worlds, decisions with a choice, one per call:")
+    for p in range(NUM_DECISION_PHASES):
+        idx = np.flatnonzero(phase == p)[: args.per_phase]
+        if idx.size == 0:
+            continue
+        t = time.process_time()
+        for k in idx:
+            pimc.act(obs[k : k + 1], masks[k : k + 1])
+        per = (time.process_time() - t) / idx.size
+        print(f"  {Phase(p).name:15s} n={idx.size:4d}  {per * 1e3:7.2f} ms/decision  {per * 1e3 / pimc.worlds:6.3f} ms/layout")
+
+    rng = np.random.default_rng(0)
+    for rules in (Rules(), Rules(deck=32, joker=True)):
+        deck = Engine(rules).deck
+        solver = DoubleDummy(deck)
+        hands = np.array(
+            [
+                [hand_masks(np.isin(np.arange(deck.num_cards), h)) for h in rng.permutation(deck.num_cards)[:20].reshape(4, 5)]
+                for _ in range(args.layouts)
+            ],
+            np.uint64,
+        )
+        trump = rng.integers(0, 4, args.layouts)
+        leader = rng.integers(0, 4, args.layouts)
+        t = time.process_time()
+        solver.move_values(hands, trump, leader)
+        per = (time.process_time() - t) / args.layouts
+        print(f"solver, {deck.num_cards} cards, full five-trick deal, value of every opening lead: {per * 1e6:.0f} us/layout")
+
+
+if __name__ == "__main__":
+    main()
