@@ -218,6 +218,19 @@ class PPOAgent(Agent):
         return np.argmax(cumulative > u, axis=1)
 
 
+POLICY_KEYS = ("format", "model", "model_kwargs", "config", "rules", "observation", "update", "global_step")
+"""What a shipped policy keeps of a training checkpoint: enough to play and to check compatibility."""
+
+
+def export_policy(src: str, dst: str) -> None:
+    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states)."""
+    checkpoint = load_checkpoint(src)
+    missing = [k for k in POLICY_KEYS if k not in checkpoint]
+    if missing:
+        raise ValueError(f"{src!r} is not a train.py checkpoint: it lacks {missing}")
+    torch.save({k: checkpoint[k] for k in POLICY_KEYS}, dst)
+
+
 def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
     """`ppo:PATH` (greedy) or `ppo:PATH,sample`."""
     path, *options = arg.split(",")
@@ -228,3 +241,14 @@ def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
         raise ValueError(f"unknown ppo option(s) {unknown}; usage: ppo:PATH[,sample]")
     return PPOAgent.from_checkpoint(engine, path, sample="sample" in options, seed=seed)
 
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Export a play-only policy from a train.py checkpoint.")
+    parser.add_argument("src", help="checkpoint written by train.py")
+    parser.add_argument("dst", help="where to write the policy")
+    cli = parser.parse_args()
+    export_policy(cli.src, cli.dst)
+    print(f"wrote {cli.dst}")

@@ -15,7 +15,7 @@ import torch
 import train
 from agents.base import make_agent
 from agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
-from euchre_env import Engine, EuchreVectorEnv, Rules
+from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536"]
@@ -118,6 +118,23 @@ def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
         make_agent(f"ppo:{path}", Engine(Rules(target_points=5)))
     with pytest.raises(CheckpointMismatchError, match=r"rules.joker: checkpoint False, here True.*num_actions"):
         make_agent(f"ppo:{path}", Engine(Rules(joker=True)))
+
+
+def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_check(tiny_run, tmp_path):
+    from agents.ppo import export_policy
+
+    path = tiny_run / "checkpoints" / "latest.pt"
+    exported = tmp_path / "policy.pt"
+    export_policy(str(path), str(exported))
+    assert exported.stat().st_size < path.stat().st_size
+    engine = Engine()
+    state = engine.init(game_keys(3, 256))
+    obs = engine.observe(state)
+    full = make_agent(f"ppo:{path}", engine).act(obs, state.legal)
+    small = make_agent(f"ppo:{exported}", engine).act(obs, state.legal)
+    np.testing.assert_array_equal(full, small)
+    with pytest.raises(CheckpointMismatchError, match=r"rules.deck: checkpoint 24, here 32"):
+        make_agent(f"ppo:{exported}", Engine(Rules(deck=32)))
 
 
 def test_masked_policy_never_samples_an_illegal_action():
