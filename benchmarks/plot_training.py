@@ -1,0 +1,70 @@
+"""Plot a train.py run's training curve from its TensorBoard events.
+
+    python benchmarks/plot_training.py runs/main --out docs/training_curve.png
+
+Top: the periodic duplicate-deal evaluation (margin per hand, with its 95% interval) against each
+evaluated bot. Bottom: the learner's mean hand return against each kind of opponent it trained with.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+EVAL_PREFIX = "eval/margin_per_hand_vs_"
+RETURN_PREFIX = "charts/return_vs_"
+
+
+def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]:
+    """Steps and values of one scalar tag, the last value kept where a resumed run logged a step twice."""
+    by_step = {e.step: e.value for e in events.Scalars(tag)}
+    steps = sorted(by_step)
+    return steps, [by_step[s] for s in steps]
+
+
+def main() -> None:
+    """Draw the figure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", help="the run folder (runs/NAME)")
+    parser.add_argument("--out", default="training_curve.png", help="PNG to write")
+    args = parser.parse_args()
+
+    events = EventAccumulator(args.run, size_guidance={"scalars": 0})
+    events.Reload()
+    tags = events.Tags()["scalars"]
+    evaluated = [t[len(EVAL_PREFIX) :] for t in tags if t.startswith(EVAL_PREFIX) and not t.endswith(("_low", "_high"))]
+    if not evaluated:
+        raise SystemExit(f"{args.run} has no periodic evaluations ({EVAL_PREFIX}*) to plot")
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    for bot in evaluated:
+        steps, margin = scalars(events, EVAL_PREFIX + bot)
+        _, low = scalars(events, f"{EVAL_PREFIX}{bot}_low")
+        _, high = scalars(events, f"{EVAL_PREFIX}{bot}_high")
+        millions = [s / 1e6 for s in steps]
+        top.plot(millions, margin, marker="o", label=f"vs {bot}")
+        top.fill_between(millions, low, high, alpha=0.2)
+    top.axhline(0.0, color="grey", linewidth=0.8)
+    top.set_ylabel("margin per hand (points)")
+    top.set_title("Duplicate-deal evaluation of the greedy policy (95% interval)")
+    top.legend()
+    for tag in (t for t in tags if t.startswith(RETURN_PREFIX)):
+        steps, values = scalars(events, tag)
+        bottom.plot([s / 1e6 for s in steps], values, linewidth=0.8, label=tag[len(RETURN_PREFIX) :])
+    bottom.axhline(0.0, color="grey", linewidth=0.8)
+    bottom.set_xlabel("environment steps (millions)")
+    bottom.set_ylabel("mean hand return")
+    bottom.set_title("Training return by opponent kind")
+    bottom.legend()
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=110)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
