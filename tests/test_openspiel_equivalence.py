@@ -96,14 +96,19 @@ def _play_batch(engine: Engine, game: "pyspiel.Game", seed: int, n: int) -> dict
     return counts
 
 
-@pytest.mark.parametrize("stick_the_dealer", [True, False])
-@pytest.mark.parametrize("allow_lone_defender", [False, True])
-def test_openspiel_rules_match_openspiel_euchre(allow_lone_defender: bool, stick_the_dealer: bool) -> None:
+def _engine_and_game(allow_lone_defender: bool, stick_the_dealer: bool) -> tuple[Engine, "pyspiel.Game"]:
+    """Our engine under Rules.openspiel(...) and OpenSpiel's euchre with the same two parameters."""
     rules = Rules.openspiel(allow_lone_defender=allow_lone_defender, stick_the_dealer=stick_the_dealer)
-    engine = Engine(rules, episode=EPISODE_HAND)
     game = pyspiel.load_game(
         "euchre", {"allow_lone_defender": allow_lone_defender, "stick_the_dealer": stick_the_dealer}
     )
+    return Engine(rules, episode=EPISODE_HAND), game
+
+
+@pytest.mark.parametrize("stick_the_dealer", [True, False])
+@pytest.mark.parametrize("allow_lone_defender", [False, True])
+def test_openspiel_rules_match_openspiel_euchre(allow_lone_defender: bool, stick_the_dealer: bool) -> None:
+    engine, game = _engine_and_game(allow_lone_defender, stick_the_dealer)
     totals: dict[str, int] = {}
     base_seed = 1000 * int(allow_lone_defender) + 100 * int(stick_the_dealer)
     for b in range(GAMES_PER_CONFIG // BATCH):
@@ -121,11 +126,7 @@ def test_openspiel_rules_match_openspiel_euchre(allow_lone_defender: bool, stick
 @pytest.mark.parametrize("allow_lone_defender", [False, True])
 def test_one_game_path_matches_openspiel_euchre(allow_lone_defender: bool, stick_the_dealer: bool) -> None:
     """Batches of one game take the engine's scalar path; it must play OpenSpiel's game too."""
-    rules = Rules.openspiel(allow_lone_defender=allow_lone_defender, stick_the_dealer=stick_the_dealer)
-    engine = Engine(rules, episode=EPISODE_HAND)
-    game = pyspiel.load_game(
-        "euchre", {"allow_lone_defender": allow_lone_defender, "stick_the_dealer": stick_the_dealer}
-    )
+    engine, game = _engine_and_game(allow_lone_defender, stick_the_dealer)
     base_seed = 50_000 + 1000 * int(allow_lone_defender) + 100 * int(stick_the_dealer)
     for i in range(SINGLE_GAMES_PER_CONFIG):
         _play_batch(engine, game, base_seed + i, 1)
