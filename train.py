@@ -443,7 +443,7 @@ def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     engine = env.engine
     play_match = evaluation_function(args, engine)
     if checkpoint is not None:
-        check_compatible(checkpoint, engine, f"checkpoint {resumed_from!r} (--resume)")
+        check_compatible(checkpoint, engine, f"checkpoint {resumed_from!r} (--resume)", same_positions=True)
     model_kwargs = dict(hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits)
     net = ActorCritic(engine, **model_kwargs).to(device)
     optimizer = optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)

@@ -2,8 +2,10 @@
 
 `make_agent("ppo:runs/main/checkpoints/latest.pt", engine)` plays greedily (the most probable legal
 action); `ppo:PATH,sample` samples from the masked policy instead. A checkpoint only plays the rules
-and observation layout it was trained on: any difference is refused with `CheckpointMismatchError`,
-which names every field that differs.
+it was trained on, and observations with the same blocks: any difference is refused with
+`CheckpointMismatchError`, which names every field that differs. A checkpoint whose blocks merely sit
+at other positions (an older layout of the same features) plays unchanged: its first layer's columns
+are moved to the new positions, which computes exactly the same function.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import torch.nn as nn
 from agents.base import Agent
 from euchre_env.cards import NUM_SUITS, same_colour_suit
 from euchre_env.engine import Engine
+from euchre_env.rules import Rules
 
 MASKED_LOGIT = -1e8
 """Logit given to illegal actions: exp() of it underflows to exactly 0, so they are never sampled."""
@@ -57,7 +60,7 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
             [c if deck.suit[c] < 0 else card_of[int(deck.rank[c]), int(suit_src[deck.suit[c]])] for c in range(cards)]
         )
         for name, block in layout.items():
-            idx = np.arange(block.start, block.stop)
+            idx = np.asarray(block)
             try:
                 if name in ("hand", "upcard", "own_discard"):
                     src = idx[card_src]
@@ -104,8 +107,8 @@ class ActorCritic(nn.Module):
         self.canonical_suits = canonical_suits
         if canonical_suits:
             obs_src, action_src = suit_relabelling(engine)
-            self.trump_block = engine.observation_layout["trump"]
-            self.upcard_block = engine.observation_layout["upcard"]
+            self.register_buffer("trump_cells", torch.from_numpy(engine.observation_layout["trump"]), persistent=False)
+            self.register_buffer("upcard_cells", torch.from_numpy(engine.observation_layout["upcard"]), persistent=False)
             self.register_buffer("obs_src", torch.from_numpy(obs_src), persistent=False)
             self.register_buffer("action_src", torch.from_numpy(action_src), persistent=False)
             self.register_buffer("action_dst", torch.from_numpy(np.argsort(action_src, axis=1)), persistent=False)
@@ -113,8 +116,8 @@ class ActorCritic(nn.Module):
 
     def reference_suit(self, obs: torch.Tensor) -> torch.Tensor:
         """(n,) trump where it is made, else the upcard's suit."""
-        trump = obs[:, self.trump_block]
-        upcard = self.upcard_suit[obs[:, self.upcard_block].argmax(dim=1)]
+        trump = obs[:, self.trump_cells]
+        upcard = self.upcard_suit[obs[:, self.upcard_cells].argmax(dim=1)]
         return torch.where(trump.sum(dim=1) > 0, trump.argmax(dim=1), upcard)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -136,16 +139,28 @@ class ActorCritic(nn.Module):
 
 
 def observation_signature(engine: Engine) -> dict[str, Any]:
-    """What a network's input and output depend on: observation size, block layout, number of actions."""
+    """What a network's input and output depend on: observation size, each block's cells, number of actions."""
     return {
         "observation_size": int(engine.observation_size),
-        "observation_layout": [[name, s.start, s.stop] for name, s in engine.observation_layout.items()],
+        "observation_layout": [[name, cells.tolist()] for name, cells in engine.observation_layout.items()],
         "num_actions": int(engine.num_actions),
     }
 
 
-def check_compatible(checkpoint: dict[str, Any], engine: Engine, source: str) -> None:
-    """Raise `CheckpointMismatchError` naming each difference between the checkpoint's rules/layout and the engine's."""
+def layout_cells(signature: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Each block's cells from a saved signature (`[name, cells]`, or `[name, start, stop]` before cells were kept)."""
+    out = {}
+    for name, *where in signature["observation_layout"]:
+        out[name] = np.arange(where[0], where[1]) if len(where) == 2 else np.asarray(where[0], dtype=np.int64)
+    return out
+
+
+def check_compatible(checkpoint: dict[str, Any], engine: Engine, source: str, same_positions: bool = False) -> None:
+    """Raise `CheckpointMismatchError` naming each difference between the checkpoint's rules/observations and the engine's.
+
+    Blocks at other positions are accepted (`build_network` moves them) unless `same_positions`, as
+    when training resumes: its optimizer state is laid out like the old network.
+    """
     problems = []
     saved_rules, rules = checkpoint["rules"], engine.rules.to_dict()
     for key in sorted(set(saved_rules) | set(rules)):
@@ -155,20 +170,31 @@ def check_compatible(checkpoint: dict[str, Any], engine: Engine, source: str) ->
     for key in ("observation_size", "num_actions"):
         if saved_obs[key] != obs[key]:
             problems.append(f"{key}: checkpoint {saved_obs[key]}, here {obs[key]}")
-    if saved_obs["observation_layout"] != obs["observation_layout"]:
-        saved_widths = {name: stop - start for name, start, stop in saved_obs["observation_layout"]}
-        widths = {name: stop - start for name, start, stop in obs["observation_layout"]}
-        changed = [n for n in dict.fromkeys([*saved_widths, *widths]) if saved_widths.get(n) != widths.get(n)]
+    saved_cells, cells = layout_cells(saved_obs), layout_cells(obs)
+    saved_widths = {name: len(c) for name, c in saved_cells.items()}
+    widths = {name: len(c) for name, c in cells.items()}
+    changed = [n for n in dict.fromkeys([*saved_widths, *widths]) if saved_widths.get(n) != widths.get(n)]
+    if changed:
         problems.append(
             "observation blocks of another width: "
             + ", ".join(f"{n} (checkpoint {saved_widths.get(n)}, here {widths.get(n)})" for n in changed)
-            if changed
-            else "observation blocks in another order"
         )
+    elif same_positions and any(not np.array_equal(saved_cells[n], cells[n]) for n in cells):
+        problems.append("observation blocks at other positions (play it, or export it again, but training cannot resume)")
     if problems:
         raise CheckpointMismatchError(
             f"{source} was made for a different game than this one: " + "; ".join(problems)
         )
+
+
+def _relayout_first_layer(state_dict: dict[str, torch.Tensor], saved: dict[str, Any], engine: Engine) -> None:
+    """Move the first layer's input columns from the checkpoint's block positions to the engine's."""
+    saved_cells, cells = layout_cells(saved), layout_cells(observation_signature(engine))
+    source = np.arange(engine.observation_size)
+    for name, where in cells.items():
+        source[where] = saved_cells[name]
+    if not np.array_equal(source, np.arange(engine.observation_size)):
+        state_dict["trunk.0.weight"] = state_dict["trunk.0.weight"][:, torch.from_numpy(source)]
 
 
 def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict[str, Any]:
@@ -182,7 +208,9 @@ def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict
 def build_network(checkpoint: dict[str, Any], engine: Engine) -> ActorCritic:
     """The network described by a checkpoint, with its trained weights, for a compatible engine."""
     net = ActorCritic(engine, **checkpoint["model_kwargs"])
-    net.load_state_dict(checkpoint["model"])
+    state_dict = dict(checkpoint["model"])
+    _relayout_first_layer(state_dict, checkpoint["observation"], engine)
+    net.load_state_dict(state_dict)
     return net
 
 
@@ -223,12 +251,19 @@ POLICY_KEYS = ("format", "model", "model_kwargs", "config", "rules", "observatio
 
 
 def export_policy(src: str, dst: str) -> None:
-    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states)."""
+    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states),
+    in this version's observation layout."""
     checkpoint = load_checkpoint(src)
     missing = [k for k in POLICY_KEYS if k not in checkpoint]
     if missing:
         raise ValueError(f"{src!r} is not a train.py checkpoint: it lacks {missing}")
-    torch.save({k: checkpoint[k] for k in POLICY_KEYS}, dst)
+    policy = {k: checkpoint[k] for k in POLICY_KEYS}
+    engine = Engine(Rules.from_dict(checkpoint["rules"]))
+    check_compatible(checkpoint, engine, f"checkpoint {src!r}")
+    policy["model"] = dict(checkpoint["model"])
+    _relayout_first_layer(policy["model"], checkpoint["observation"], engine)
+    policy["observation"] = observation_signature(engine)
+    torch.save(policy, dst)
 
 
 def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:

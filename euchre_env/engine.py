@@ -38,8 +38,35 @@ REWARD_WIN = "win"
 REWARDS = (REWARD_POINTS, REWARD_WIN)
 MAX_CUTS = 64
 """Bound on re-cuts for the first dealer (a tie needing more is astronomically unlikely)."""
-_OBSERVE_CHUNK = 1024
+_OBSERVE_CHUNK = 2048
 """Games encoded together by `observe`: keeps the working arrays in cache for large batches."""
+CARD_CELLS = 16
+CARD_FIELDS = (
+    ("hand", 1),
+    ("upcard", 1),
+    ("own_discard", 1),
+    ("played_by", NUM_SEATS),
+    ("played_in_trick", NUM_TRICKS),
+    ("current_trick", NUM_SEATS),
+)
+"""The observation's 16 cells per card, in order (seats relative to the observer)."""
+TAIL_FIELDS = (
+    ("upcard_turned_down", 1),
+    ("dealer", NUM_SEATS),
+    ("trump", NUM_SUITS),
+    ("maker", NUM_SEATS),
+    ("alone", NUM_SEATS),
+    ("sitting_out", NUM_SEATS),
+    ("phase", 6),
+    ("tricks_won", 2 * (NUM_TRICKS + 1)),
+    ("trick_leader", NUM_TRICKS * NUM_SEATS),
+    ("bids", 2 * NUM_SEATS * (1 + NUM_SUITS)),
+    ("score", 2),
+    ("games_won", 2),
+)
+"""The observation's cells after the card records, in order."""
+_PLAY_CODES = 1 + NUM_SEATS * NUM_TRICKS * 2
+"""Card play codes: unplayed, or (relative seat, trick, in the current trick)."""
 
 
 class Phase(IntEnum):
@@ -154,6 +181,14 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x *= _MIX_MULTIPLIERS[1]
     x ^= x >> _MIX_SHIFTS[2]
     return x
+
+
+def _seat_bits(seats: np.ndarray) -> np.ndarray:
+    """(m,) int: a (m, 4) bool array of seats as 4-bit numbers, seat s as bit s."""
+    # Each row's four bytes read as one little-endian uint32 b0 + b1<<8 + b2<<16 + b3<<24; multiplying
+    # by 0x01020408 gathers b0 + 2 b1 + 4 b2 + 8 b3 into the top byte (no carries: every byte stays < 16).
+    words = np.ascontiguousarray(seats).view("<u4")[:, 0]
+    return ((words * np.uint32(0x01020408)) >> np.uint32(24)).astype(np.intp)
 
 
 def _packet_order() -> np.ndarray:
@@ -625,7 +660,7 @@ class Engine:
 
     def _active_bits(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
         """(m,) the seats that play, seat s as bit s."""
-        return np.packbits(state.active[rows], axis=1, bitorder="little")[:, 0]
+        return _seat_bits(state.active[rows])
 
     def _start_play(self, state: EuchreState, rows: np.ndarray) -> None:
         if rows.size == 0:
@@ -942,46 +977,75 @@ class Engine:
     # ------------------------------------------------------------------ observations
 
     def _build_observation_layout(self) -> None:
+        """Place every feature in the observation vector and build the tables that write them.
+
+        Card features come first, 16 cells per card (see `CARD_FIELDS`), so one table lookup per card
+        writes them all; the per-hand features follow (`TAIL_FIELDS`), written as a bit string.
+        `observation_layout[name]` lists each feature's cells in its logical order.
+        """
         c = self.num_cards
-        parts = [
-            ("hand", c),
-            ("upcard", c),
-            ("upcard_turned_down", 1),
-            ("dealer", NUM_SEATS),
-            ("bids", MAX_BIDS * (1 + NUM_SUITS)),
-            ("trump", NUM_SUITS),
-            ("maker", NUM_SEATS),
-            ("alone", NUM_SEATS),
-            ("sitting_out", NUM_SEATS),
-            ("own_discard", c),
-            ("phase", NUM_DECISION_PHASES),
-            ("played_by", c * NUM_SEATS),
-            ("played_in_trick", c * NUM_TRICKS),
-            ("current_trick", NUM_SEATS * c),
-            ("trick_leader", NUM_TRICKS * NUM_SEATS),
-            ("tricks_won", 2 * (NUM_TRICKS + 1)),
-            ("score", 2),
-            ("games_won", 2),
-        ]
-        self.observation_layout: dict[str, slice] = {}
-        start = 0
-        for name, size in parts:
-            self.observation_layout[name] = slice(start, start + size)
-            start += size
-        self.observation_size = start
-        self._layout_start_int = {name: part.start for name, part in self.observation_layout.items()}
-        self._layout_start = {name: np.intp(start) for name, start in self._layout_start_int.items()}
-        self._seat_ids = np.arange(NUM_SEATS, dtype=np.intp)
-        cards = np.arange(c, dtype=np.intp)
-        self._played_by_col = self._layout_start["played_by"] + cards * NUM_SEATS
-        self._played_in_trick_col = self._layout_start["played_in_trick"] + cards * NUM_TRICKS
-        self._current_trick_col = self._layout_start["current_trick"] + cards
-        self._trick_leader_col = self._layout_start["trick_leader"] + np.arange(NUM_TRICKS, dtype=np.intp) * NUM_SEATS
-        self._bid_col = self._layout_start["bids"] + np.arange(MAX_BIDS, dtype=np.intp) * (1 + NUM_SUITS)
-        # bid action -> its slot (pass 0, a suit 1 + suit); index -1 (no bid) wraps to the spare last entry
-        self._bid_choice = np.zeros(self.num_actions + 1, np.intp)
-        self._bid_choice[self.first_suit_action : self.first_suit_action + NUM_SUITS] = 1 + np.arange(NUM_SUITS)
-        self._mark_base_cache: dict[int, dict[str, np.ndarray]] = {}
+        cards = np.arange(c)
+        self.observation_layout: dict[str, np.ndarray] = {}
+        offset = 0
+        for name, width in CARD_FIELDS:
+            cells = CARD_CELLS * cards[:, None] + offset + np.arange(width)[None, :]  # (card, item)
+            self.observation_layout[name] = (cells.T if name == "current_trick" else cells).reshape(-1)
+            offset += width
+        tail = CARD_CELLS * c
+        self._tail_start = tail
+        offset = 0
+        self._tail_offset: dict[str, int] = {}
+        for name, width in TAIL_FIELDS:
+            self.observation_layout[name] = tail + offset + np.arange(width)
+            self._tail_offset[name] = offset
+            offset += width
+        self.observation_size = tail + offset
+        self._cells = {name: cells.tolist() for name, cells in self.observation_layout.items()}
+
+        # One 16-cell record per card code: flags (hand, upcard, own discard) * 41 + play, where play
+        # is 0 for an unplayed card, else 1 + (relative seat * 5 + trick) * 2 + (trick is the current one).
+        records = np.zeros((8, _PLAY_CODES, CARD_CELLS), np.uint8)
+        for flags in range(8):
+            records[flags, :, :3] = (flags >> np.arange(3)) & 1
+        for play in range(1, _PLAY_CODES):
+            rel, trick = divmod((play - 1) >> 1, NUM_TRICKS)
+            current = (play - 1) & 1
+            records[:, play, 3 + rel] = 1
+            records[:, play, 7 + trick] = 1
+            records[:, play, 12 + rel] = current
+        self._card_records = records.reshape(-1, CARD_CELLS).view(np.complex128)[:, 0].copy()  # 16 bytes each
+        self._card_ids = np.arange(c, dtype=np.int16)
+
+        # The per-hand features are bits of two 64-bit words per game; bit b is tail cell b.
+        off = self._tail_offset
+        seats = np.arange(NUM_SEATS)
+        rel_bit = np.zeros((NUM_SEATS + 1, NUM_SEATS), np.uint64)  # [seat + 1, observer], seat -1 -> 0
+        rel_bit[1:] = np.uint64(1) << ((seats[:, None] - seats[None, :]) & 3).astype(np.uint64)
+        rel_bit = rel_bit.reshape(-1)  # index (seat + 1) * 4 + observer
+        self._dealer_bits = rel_bit << np.uint64(off["dealer"])
+        self._maker_bits = rel_bit << np.uint64(off["maker"])
+        self._alone_bits = rel_bit << np.uint64(off["alone"])
+        leaders = np.arange(NUM_TRICKS, dtype=np.uint64)[:, None] * np.uint64(NUM_SEATS) + np.uint64(off["trick_leader"])
+        self._leader_bits = (rel_bit[None, :] << leaders).reshape(-1)  # index trick * 20 + (seat + 1) * 4 + observer
+        self._trump_bits = np.concatenate([[0], 1 << (off["trump"] + np.arange(NUM_SUITS))]).astype(np.uint64)
+        phases = np.arange(8)
+        self._phase_bits = np.where(phases < NUM_DECISION_PHASES, 1 << (off["phase"] + phases), 0).astype(np.uint64)
+        self._won_bits = (1 << (off["tricks_won"] + np.arange(2 * (NUM_TRICKS + 1)))).astype(np.uint64).reshape(2, -1)
+        out_seats = np.arange(1 << NUM_SEATS)[:, None]
+        rotated = ((out_seats | out_seats << NUM_SEATS) >> seats[None, :]) & 15  # [seats out, observer] -> relative
+        self._sitting_out_bits = (rotated << off["sitting_out"]).astype(np.uint64).reshape(-1)
+        # bids: slot k, choice j (pass 0, suit 1 + s) at bit 5k + j of their own 40-bit word
+        choice = np.full(self.num_actions + 1, -1)  # index action + 1; -1 (no bid) -> entry 0
+        choice[1 + self.pass_action] = 0
+        choice[1 + self.first_suit_action : 1 + self.first_suit_action + NUM_SUITS] = 1 + np.arange(NUM_SUITS)
+        slots = np.arange(MAX_BIDS)[:, None]
+        bid_bits = np.where(choice >= 0, 1 << (slots * (1 + NUM_SUITS) + np.maximum(choice, 0)), 0)
+        self._bid_bits = bid_bits.astype(np.uint64).reshape(-1)  # index slot * (A + 1) + action + 1
+        self._bid_slot_base = (np.arange(MAX_BIDS) * (self.num_actions + 1) + 1).astype(np.intp)
+        self._leader_base = (np.arange(NUM_TRICKS) * (NUM_SEATS + 1) * NUM_SEATS).astype(np.intp)
+        self._tail_bit_cells = off["score"]
+        self._marks_cache: dict[int, np.ndarray] = {}
+        assert self._tail_bit_cells <= 128 and off["bids"] + (1 + NUM_SUITS) * MAX_BIDS == self._tail_bit_cells
 
     def observe(self, state: EuchreState, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(N, D) float32 information state of `seats` (default: the seat to act), from that seat's view.
@@ -1002,179 +1066,146 @@ class Engine:
         size = self.observation_size
         fits = out is not None and out.dtype == np.float32 and out.shape == (n, size) and out.flags.c_contiguous
         buf = out if fits else np.empty((n, size), np.float32)
-        self._observe_batch(state, me, buf)
+        for r0 in range(0, n, _OBSERVE_CHUNK):
+            self._observe_rows(state, me, buf, slice(r0, min(r0 + _OBSERVE_CHUNK, n)))
         if out is None or fits:
             return buf
         out[...] = buf
         return out
 
-    def _observe_batch(self, state: EuchreState, me: np.ndarray, buf: np.ndarray) -> None:
-        for r0 in range(0, state.num_games, _OBSERVE_CHUNK):
-            self._observe_rows(state, me, buf, slice(r0, min(r0 + _OBSERVE_CHUNK, state.num_games)))
-
     def _observe_rows(self, state: EuchreState, me_all: np.ndarray, buf: np.ndarray, sl: slice) -> None:
-        # The rows are built as uint8 marks in one zeroed array, then converted to float32 at once.
-        # Each mark is a write at a flat index (row base + column); a feature that is absent writes
-        # 0 into a cell of its own row and block, which no other feature of that row writes.
         m = sl.stop - sl.start
         c = self.num_cards
-        lay = self.observation_layout
-        start = self._layout_start
-        base = self._mark_bases(m)
         me = me_all[sl]
-        me8 = me.astype(np.int8)
-        marks = np.zeros((m, self.observation_size), np.uint8)
-        flat = marks.reshape(-1)
+        seat_index = me + NUM_SEATS  # + (seat * 4) indexes the [seat + 1, observer] tables
+
+        # card records: code = (in hand + 2 upcard + 4 own discard) * 41 + play code
         rows = np.arange(sl.start, sl.stop, dtype=np.intp)
-        local = np.arange(m)
+        local = rows - sl.start
+        flags = np.empty((m, c + 1), np.int16)  # the spare last column takes the marks of "no card"
+        flags[:, :c] = np.take(state.hand.reshape(-1, c), rows * NUM_SEATS + me, axis=0)
+        upcard = state.upcard[sl]
+        flags[local, np.where(upcard >= 0, upcard, c)] += 2
+        flags[local, np.where((state.dealer[sl] == me) & (state.discard[sl] >= 0), state.discard[sl], c)] += 4
+        code = flags[:, :c]
+        code *= _PLAY_CODES
+        player, trick = state.card_player[sl], state.card_trick[sl]
+        play = (player - me.astype(np.int8)[:, None]) & 3
+        play *= 2 * NUM_TRICKS
+        play += trick * 2 + 1
+        play += trick == state.trick_index[sl, None]
+        play *= player >= 0
+        code += play
+        records = np.take(self._card_records, code, mode="clip")
 
-        marks[:, lay["hand"]] = np.take(state.hand.reshape(-1, c), rows * NUM_SEATS + me, axis=0)
-        marks[:, lay["sitting_out"]] = ~state.active[rows[:, None], (me[:, None] + self._seat_ids) & 3]
-
-        trump = state.trump[sl]
-        named = trump >= 0
-        maker = ((state.maker[sl] - me8) & 3).astype(np.intp)
-        lone_def = state.lone_defender[sl]
-        upcard, discard, phase, dealer = state.upcard[sl], state.discard[sl], state.phase[sl], state.dealer[sl]
-        team = me & 1
+        # per-hand features: two 64-bit words of bits
+        word = self._dealer_bits[state.dealer[sl] * NUM_SEATS + seat_index]
+        word |= (state.num_bids[sl] >= NUM_SEATS) & ~state.ordered_up[sl]  # upcard_turned_down, bit 0
+        word |= self._trump_bits[state.trump[sl] + 1]
+        maker = state.maker[sl] * NUM_SEATS + seat_index
+        word |= self._maker_bits[maker]
+        word |= self._alone_bits[maker] * state.maker_alone[sl]
+        word |= self._alone_bits[state.lone_defender[sl] * NUM_SEATS + seat_index]
+        out_seats = 15 - _seat_bits(state.active[sl])
+        word |= self._sitting_out_bits[out_seats * NUM_SEATS + me]
+        word |= self._phase_bits[state.phase[sl]]
         won = state.tricks_won[sl]
-        singles = (  # (column, present) of the blocks with at most one mark per game
-            (start["upcard"] + np.maximum(upcard, 0), upcard >= 0),
-            (start["upcard_turned_down"], (state.num_bids[sl] >= NUM_SEATS) & ~state.ordered_up[sl]),
-            (start["dealer"] + ((dealer - me8) & 3), True),
-            (start["trump"] + np.maximum(trump, 0), named),
-            (start["maker"] + maker, named),
-            (start["alone"] + maker, state.maker_alone[sl]),
-            (start["alone"] + ((lone_def - me8) & 3), lone_def >= 0),
-            (start["own_discard"] + np.maximum(discard, 0), (discard >= 0) & (dealer == me8)),
-            (start["phase"] + np.minimum(phase, NUM_DECISION_PHASES - 1), phase < NUM_DECISION_PHASES),
-            (start["tricks_won"] + won[local, team], True),
-            (start["tricks_won"] + (NUM_TRICKS + 1) + won[local, 1 - team], True),
-        )
-        idx = np.empty((len(singles), m), np.intp)
-        present = np.empty((len(singles), m), bool)
-        for k, (col, there) in enumerate(singles):
-            idx[k] = col
-            present[k] = there
-        idx += base["row"]
-        flat[idx[present]] = 1  # marks only: the maker's and a lone defender's "alone" may share a cell
+        flip = (me & 1).astype(bool)
+        word |= self._won_bits[0][np.where(flip, won[:, 1], won[:, 0])]
+        word |= self._won_bits[1][np.where(flip, won[:, 0], won[:, 1])]
+        leader = state.trick_leader[sl] * NUM_SEATS + self._leader_base
+        leader += seat_index[:, None]
+        word |= self._leader_bits[leader].sum(axis=1)
+        bids = self._bid_bits[state.bids[sl] + self._bid_slot_base].sum(axis=1)
+        words = np.empty((m, 2), "<u8")  # bit b of the pair is tail cell b on any byte order
+        words[:, 0] = word | bids << np.uint64(self._tail_offset["bids"])
+        words[:, 1] = bids >> np.uint64(64 - self._tail_offset["bids"])
+        bits = np.unpackbits(words.view(np.uint8), axis=1, count=self._tail_bit_cells, bitorder="little")
 
-        bids = state.bids[sl]
-        cols = self._bid_choice[bids]  # a missing bid (-1) picks the spare last entry
-        cols += base["bids"]
-        flat[cols[bids >= 0]] = 1
-        player = state.card_player[sl]
-        played = (player >= 0).view(np.uint8)
-        rel = ((player - me8[:, None]) & 3).astype(np.intp)
-        flat[base["played_by"] + rel] = played
-        trick = state.card_trick[sl]
-        cols = np.maximum(trick, 0).astype(np.intp)
-        cols += base["played_in_trick"]
-        flat[cols] = played
-        rel *= c
-        rel += base["current_trick"]
-        flat[rel] = (trick == state.trick_index[sl, None]).view(np.uint8) & played
-        leader = state.trick_leader[sl]
-        cols = ((leader - me8[:, None]) & 3).astype(np.intp)
-        cols += base["trick_leader"]
-        flat[cols] = (leader >= 0).view(np.uint8)
-
+        # assembled as bytes, then converted to float32 in one contiguous pass
+        marks = self._marks_cache.get(m)
+        if marks is None:
+            marks = self._marks_cache[m] = np.zeros((m, self.observation_size), np.uint8)
+        tail = self._tail_start
+        marks[:, :tail] = records.view(np.uint8).reshape(m, tail)
+        marks[:, tail : tail + self._tail_bit_cells] = bits  # the score cells after them stay 0
         out = buf[sl]
         np.copyto(out, marks)
-        if self.episode != EPISODE_HAND:
-            target = float(self.rules.target_points)
-            score = state.score[sl]
-            out[:, lay["score"].start] = score[local, team] / target
-            out[:, lay["score"].start + 1] = score[local, 1 - team] / target
-            if self.episode == EPISODE_RUBBER:
-                games = state.games_won[sl]
-                out[:, lay["games_won"].start] = games[local, team]
-                out[:, lay["games_won"].start + 1] = games[local, 1 - team]
-
-    def _mark_bases(self, m: int) -> dict[str, np.ndarray]:
-        """Flat index of each block's first cell, per row of an m-row mark array (cached per m)."""
-        bases = self._mark_base_cache.get(m)
-        if bases is None:
-            row = (np.arange(m, dtype=np.intp) * self.observation_size)[:, None]
-            bases = {
-                "row": row[:, 0].copy(),
-                "bids": row + self._bid_col,
-                "played_by": row + self._played_by_col,
-                "played_in_trick": row + self._played_in_trick_col,
-                "current_trick": row + self._current_trick_col,
-                "trick_leader": row + self._trick_leader_col,
-            }
-            if len(self._mark_base_cache) > 8:
-                self._mark_base_cache.clear()
-            self._mark_base_cache[m] = bases
-        return bases
+        if self.episode == EPISODE_HAND:
+            return
+        score_cell = tail + self._tail_offset["score"]
+        team = me & 1
+        target = float(self.rules.target_points)
+        score = state.score[sl]
+        out[:, score_cell] = score[local, team] / target
+        out[:, score_cell + 1] = score[local, 1 - team] / target
+        games = state.games_won[sl] if self.episode == EPISODE_RUBBER else np.zeros((m, 2), np.int8)
+        out[:, score_cell + 2] = games[local, team]
+        out[:, score_cell + 3] = games[local, 1 - team]
 
     def _observe_single(self, state: EuchreState, seat: int) -> np.ndarray:
-        """(D,) `observe` of game 0: the same encoding, built from scalars."""
-        st = self._layout_start_int
-        c = self.num_cards
+        """(D,) `observe` of game 0 for one seat: the same encoding, built from scalars."""
+        cells = self._cells
         marks = bytearray(self.observation_size)
-        base = st["hand"]
         for card, held in enumerate(state.hand[0, seat].tolist()):
             if held:
-                marks[base + card] = 1
+                marks[cells["hand"][card]] = 1
         upcard = state.upcard.item(0)
         if upcard >= 0:
-            marks[st["upcard"] + upcard] = 1
+            marks[cells["upcard"][upcard]] = 1
         if state.num_bids.item(0) >= NUM_SEATS and not state.ordered_up.item(0):
-            marks[st["upcard_turned_down"]] = 1
+            marks[cells["upcard_turned_down"][0]] = 1
         dealer = state.dealer.item(0)
-        marks[st["dealer"] + (dealer - seat) % NUM_SEATS] = 1
-        base = st["bids"]
+        marks[cells["dealer"][(dealer - seat) % NUM_SEATS]] = 1
         for slot, bid in enumerate(state.bids[0].tolist()):
             if bid >= 0:
-                marks[base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1)] = 1
+                choice = 0 if bid == self.pass_action else bid - self.first_suit_action + 1
+                marks[cells["bids"][slot * (1 + NUM_SUITS) + choice]] = 1
         trump = state.trump.item(0)
         if trump >= 0:
             maker = (state.maker.item(0) - seat) % NUM_SEATS
-            marks[st["trump"] + trump] = 1
-            marks[st["maker"] + maker] = 1
+            marks[cells["trump"][trump]] = 1
+            marks[cells["maker"][maker]] = 1
             if state.maker_alone.item(0):
-                marks[st["alone"] + maker] = 1
+                marks[cells["alone"][maker]] = 1
         lone_def = state.lone_defender.item(0)
         if lone_def >= 0:
-            marks[st["alone"] + (lone_def - seat) % NUM_SEATS] = 1
+            marks[cells["alone"][(lone_def - seat) % NUM_SEATS]] = 1
         active = state.active[0].tolist()
         for k in range(NUM_SEATS):
             if not active[(seat + k) % NUM_SEATS]:
-                marks[st["sitting_out"] + k] = 1
+                marks[cells["sitting_out"][k]] = 1
         discard = state.discard.item(0)
         if discard >= 0 and dealer == seat:
-            marks[st["own_discard"] + discard] = 1
+            marks[cells["own_discard"][discard]] = 1
         phase = state.phase.item(0)
         if phase < NUM_DECISION_PHASES:
-            marks[st["phase"] + phase] = 1
+            marks[cells["phase"][phase]] = 1
+        c = self.num_cards
         current = state.trick_index.item(0)
-        by, in_trick, now = st["played_by"], st["played_in_trick"], st["current_trick"]
+        by, in_trick, now = cells["played_by"], cells["played_in_trick"], cells["current_trick"]
         for card, (player, trick) in enumerate(zip(state.card_player[0].tolist(), state.card_trick[0].tolist())):
-            if trick >= 0:
-                marks[in_trick + card * NUM_TRICKS + trick] = 1
             if player >= 0:
                 rel = (player - seat) % NUM_SEATS
-                marks[by + card * NUM_SEATS + rel] = 1
+                marks[by[card * NUM_SEATS + rel]] = 1
+                marks[in_trick[card * NUM_TRICKS + trick]] = 1
                 if trick == current:
-                    marks[now + rel * c + card] = 1
-        base = st["trick_leader"]
+                    marks[now[rel * c + card]] = 1
         for t, leader in enumerate(state.trick_leader[0].tolist()):
             if leader >= 0:
-                marks[base + t * NUM_SEATS + (leader - seat) % NUM_SEATS] = 1
+                marks[cells["trick_leader"][t * NUM_SEATS + (leader - seat) % NUM_SEATS]] = 1
         team = seat % 2
         won = state.tricks_won[0].tolist()
-        marks[st["tricks_won"] + won[team]] = 1
-        marks[st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team]] = 1
+        marks[cells["tricks_won"][won[team]]] = 1
+        marks[cells["tricks_won"][NUM_TRICKS + 1 + won[1 - team]]] = 1
         buf = np.frombuffer(marks, np.uint8).astype(np.float32)
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
             score = state.score[0].tolist()
-            buf[st["score"]] = score[team] / target
-            buf[st["score"] + 1] = score[1 - team] / target
+            buf[cells["score"][0]] = score[team] / target
+            buf[cells["score"][1]] = score[1 - team] / target
             if self.episode == EPISODE_RUBBER:
                 games = state.games_won[0].tolist()
-                buf[st["games_won"]] = games[team]
-                buf[st["games_won"] + 1] = games[1 - team]
+                buf[cells["games_won"][0]] = games[team]
+                buf[cells["games_won"][1]] = games[1 - team]
         return buf

@@ -291,6 +291,43 @@ def test_a_game_plays_the_same_alone_as_in_a_batch_of_1000(name, seed, rows):
     assert all(s.done[0] for s in small.values())
 
 
+OBSERVE_CONFIGS = {
+    "default_game": (Rules(), "game"),
+    "deck32_joker_rubber": (Rules(deck=32, joker=True, target_points=3), "rubber"),
+    "lone_defenders_hand": (Rules(lone_defender=True, lone_lead=LEAD_LEFT_OF_LONE_PLAYER), "hand"),
+    "openspiel_hand": (Rules.openspiel(allow_lone_defender=True, stick_the_dealer=False), "hand"),
+}
+
+
+def test_the_observation_layout_gives_every_cell_to_exactly_one_feature():
+    for rules in SMALL_VARIANTS.values():
+        engine = Engine(rules)
+        cells = np.concatenate(list(engine.observation_layout.values()))
+        assert np.array_equal(np.sort(cells), np.arange(engine.observation_size))
+
+
+@pytest.mark.parametrize("name", sorted(OBSERVE_CONFIGS))
+def test_batched_observations_equal_the_one_game_encoding_for_every_seat(name):
+    """The batched encoder (chunks of games, whole-array operations) and the one-game encoder agree
+    for every seat, at every step of whole episodes, including the chunk boundaries."""
+    rules, episode = OBSERVE_CONFIGS[name]
+    engine = Engine(rules, episode=episode)
+    n = 2 * 2048 + 5  # more than one observation chunk
+    state = engine.init(game_keys(11, n))
+    rng = np.random.default_rng(11)
+    watched = np.array([0, 1, 2047, 2048, 2049, n - 1])
+    for step in range(80):
+        if state.done.all():
+            break
+        for seat in range(NUM_SEATS):
+            seats = np.full(n, seat)
+            batch = engine.observe(state, seats)
+            for g in watched:
+                one = engine.observe(state.take(np.array([g])), np.array([seat]))[0]
+                assert np.array_equal(batch[g], one), f"game {g}, seat {seat}, step {step}"
+        engine.step(state, random_actions(state, rng))
+
+
 def game_with_actions(engine: Engine, key: np.ndarray, rng: np.random.Generator) -> tuple[EuchreState, list[int]]:
     """A random one-hand game: its starting state and the actions played."""
     state = engine.init(key)

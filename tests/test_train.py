@@ -137,6 +137,36 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
         make_agent(f"ppo:{exported}", Engine(Rules(deck=32)))
 
 
+def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
+    from agents.ppo import check_compatible, load_checkpoint
+
+    checkpoint = load_checkpoint(str(tiny_run / "checkpoints" / "latest.pt"))
+    engine = Engine()
+    # The same network saved for the blocks laid out one after another in another order (as the
+    # first observation layout did): its first layer's columns follow the old positions.
+    old_layout, old_columns, start = [], [], 0
+    for name, cells in reversed(list(engine.observation_layout.items())):
+        old_layout.append([name, start, start + len(cells)])
+        old_columns.extend(cells)
+        start += len(cells)
+    moved = dict(checkpoint, model=dict(checkpoint["model"]), observation=dict(checkpoint["observation"]))
+    moved["model"]["trunk.0.weight"] = checkpoint["model"]["trunk.0.weight"][:, torch.tensor(old_columns)]
+    moved["observation"]["observation_layout"] = old_layout
+    torch.save(moved, tmp_path / "moved.pt")
+    state = engine.init(game_keys(4, 256))
+    obs = engine.observe(state)
+    for spec in ("ppo:{}", "ppo:{},sample"):
+        played = make_agent(spec.format(tmp_path / "moved.pt"), engine, seed=1).act(obs, state.legal)
+        expected = make_agent(spec.format(tiny_run / "checkpoints" / "latest.pt"), engine, seed=1).act(obs, state.legal)
+        np.testing.assert_array_equal(played, expected)
+    check_compatible(moved, engine, "moved")
+    with pytest.raises(CheckpointMismatchError, match="observation blocks at other positions"):
+        check_compatible(moved, engine, "moved", same_positions=True)
+    moved["observation"]["observation_layout"] = old_layout[1:] + [["extra", start, start + 3]]
+    with pytest.raises(CheckpointMismatchError, match=r"observation blocks of another width: .*extra \(checkpoint 3, here None\)"):
+        check_compatible(moved, engine, "moved")
+
+
 def test_masked_policy_never_samples_an_illegal_action():
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
