@@ -255,6 +255,7 @@ class Engine:
         follow = np.ones((NUM_SUITS, NUM_SUITS + 1, c), bool)
         follow[:, :NUM_SUITS] = d.effective_suit[:, None, :] == np.arange(NUM_SUITS)[None, :, None]
         self._follow = follow
+        self._follow_rows = follow.reshape(-1, c)  # row trump * 5 + led suit (led -1 -> 4)
         # [active seats as 4 bits, seat] -> the next seat clockwise that plays; and the seats that play
         bits = np.arange(1 << NUM_SEATS)
         plays = (bits[:, None] >> np.arange(NUM_SEATS)) & 1
@@ -479,8 +480,11 @@ class Engine:
         held = np.take(state.hand.reshape(-1, self.num_cards), r * NUM_SEATS + seat, axis=0)
         # A card of the suit led must be played if held; led_suit is -1 (no constraint) while
         # leading and when discarding.
-        can_follow = held & self._follow[np.maximum(state.trump[r], 0), state.led_suit[r]]
-        cards = np.where(can_follow.any(axis=1)[:, None], can_follow, held)
+        follow_row = np.maximum(state.trump[r], 0) * (NUM_SUITS + 1) + state.led_suit[r] % (NUM_SUITS + 1)
+        cards = np.take(self._follow_rows, follow_row, axis=0)
+        cards &= held
+        void = ~cards.any(axis=1)  # holds no card of the suit led: any card may be played
+        cards[void] = held[void]
         if not self.rules.dealer_may_bury_upcard:
             d = np.flatnonzero(discarding)
             cards[d, state.upcard[r[d]]] = False
