@@ -198,6 +198,7 @@ class Engine:
         self.action_names = d.action_names()
         self._build_observation_layout()
         self._build_step_tables()
+        self._build_single_tables()
 
     def _build_step_tables(self) -> None:
         """Lookup tables for the legal masks, seat order and the one-game path."""
@@ -758,27 +759,121 @@ class Engine:
 
     # ------------------------------------------------------------------ one game (N = 1)
     # The same transitions as the batched functions above, written on scalars: with one game, a
-    # numpy call per rule costs far more than the rule itself. Rare events (scoring, dealing) still
-    # go through the batched functions. tests/test_engine_properties.py plays games alone and in a
-    # batch and requires every field to match after every step.
+    # numpy call per rule costs far more than the rule itself. Rare events (scoring, a redeal
+    # after a throw-in or a finished hand in longer episodes) still go through the batched functions.
+    # tests/test_engine_properties.py plays games alone and in a batch and requires every field to
+    # match after every step; tests also require `init_one` to equal `init` field by field.
+
+    def _build_single_tables(self) -> None:
+        """Plain-list copies of the card tables the one-game path reads (a list index beats numpy's)."""
+        self._rank_list = self.deck.rank.tolist()
+        self._packet_seat_list = PACKET_SEAT.tolist()
+
+    def init_one(self, key: int, state: EuchreState | None = None) -> EuchreState:
+        """`init` for one game (N = 1): the same episode for the same key, built on scalars.
+
+        With `state` (a one-game state) its arrays are reset and reused instead of allocating new ones.
+        """
+        if state is None or state.num_games != 1:
+            state = self._empty(1)
+        state.key[0] = key
+        state.deal_count[0] = 0
+        state.score[0] = 0
+        state.rubber_points[0] = 0
+        state.games_won[0] = 0
+        state.hand_number[0] = 0
+        state.hand_points[0] = 0
+        state.thrown_in[0] = False
+        count = 0
+        perms = self._permutations_single(key, count, 3)  # the cut and the deal, one spare for a tied cut
+        used = 1
+        if self.rules.first_dealer != FIRST_DEALER_CUT:
+            dealer = perms[0][0] % NUM_SEATS
+        else:  # as `_first_dealer`: high card deals, tied seats cut again
+            rank = self._rank_list
+            cut = [rank[card] for card in perms[0][:NUM_SEATS]]
+            cutting = [True] * NUM_SEATS
+            for _ in range(MAX_CUTS):
+                cut = [r if cutting[s] else -1 for s, r in enumerate(cut)]
+                best = max(cut)
+                tied = [r == best for r in cut]
+                if tied.count(True) == 1:
+                    dealer = tied.index(True)
+                    break
+                cutting = tied
+                if used == len(perms):
+                    perms += self._permutations_single(key, count + used, 3)
+                cut = [rank[card] for card in perms[used][:NUM_SEATS]]
+                used += 1
+            else:
+                dealer = cutting.index(True)
+        if used == len(perms):
+            perms += self._permutations_single(key, count + used, 1)
+        state.deal_count[0] = count + used + 1
+        state.dealer[0] = dealer
+        self._deal_single(state, dealer, perms[used])
+        return state
+
+    def _permutations_single(self, key: int, count: int, k: int) -> list[list[int]]:
+        """`_permutations` of one key: the deck orders of deal numbers count .. count + k - 1, as lists."""
+        counts = np.arange(count, count + k, dtype=np.uint64)
+        base = _mix(np.uint64(key) ^ (counts * _DEAL_MULTIPLIER))
+        noise = _mix(base[:, None] + self._card_noise)
+        return np.argsort(noise, axis=1, kind="stable").tolist()
+
+    def _deal_single(self, state: EuchreState, dealer: int, perm: list[int]) -> None:
+        """`_deal` of game 0 from a deck order `perm`, then `_start_hand` and the legal mask."""
+        hand = state.hand[0]
+        hand[:] = False
+        for seat, card in zip(self._packet_seat_list[dealer], perm):  # zip stops after the 20 dealt cards
+            hand[seat, card] = True
+        state.dealt[0] = hand
+        state.upcard[0] = perm[NUM_SEATS * HAND_SIZE]
+        state.phase[0] = _BID_ROUND_1
+        state.to_play[0] = (dealer + 1) % NUM_SEATS
+        state.bids[0] = -1
+        state.num_bids[0] = 0
+        state.trump[0] = -1
+        state.maker[0] = -1
+        state.ordered_up[0] = False
+        state.maker_alone[0] = False
+        state.lone_defender[0] = -1
+        state.defender_asks[0] = 0
+        state.active[0] = True
+        state.picked_up[0] = False
+        state.discard[0] = -1
+        state.trick_cards[0] = -1
+        state.trick_leader[0] = -1
+        state.trick_winner[0] = -1
+        state.card_player[0] = -1
+        state.card_trick[0] = -1
+        state.trick_index[0] = 0
+        state.cards_in_trick[0] = 0
+        state.led_suit[0] = -1
+        state.tricks_won[0] = 0
+        self._update_legal_single(state)
 
     def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
         """`step` for a batch of one game."""
         acts = np.asarray(actions)
         if acts.shape != (1,) or acts.dtype.kind not in "iu":
-            self.check_actions(state, acts)
-        a = int(acts[0])
-        phase = state.phase.item(0)
-        if phase < _HAND_OVER and not (0 <= a < self.num_actions and state.legal[0, a]):
             self.check_actions(state, acts)  # raises with the full message
+        rewards = self.step_one(state, int(acts[0]))
+        return self._zero_rewards.copy() if rewards is None else rewards
+
+    def step_one(self, state: EuchreState, action: int) -> np.ndarray | None:
+        """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody."""
+        phase = state.phase.item(0)
+        if phase < _HAND_OVER and not (0 <= action < self.num_actions and state.legal[0, action]):
+            self.check_actions(state, np.array([action]))  # raises with the full message
         state.hand_points[0] = 0
         if phase >= _HAND_OVER:
-            return self._zero_rewards.copy()
+            return None
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
-            scored = self._bid_single(state, phase, a)
+            scored = self._bid_single(state, phase, action)
         elif phase == _MAKER_ALONE:
-            if a == self.alone_action:
+            if action == self.alone_action:
                 state.maker_alone[0] = True
                 state.active[0, (state.maker.item(0) + 2) % NUM_SEATS] = False
             if self.rules.lone_defender:
@@ -793,7 +888,7 @@ class Engine:
             asks = state.defender_asks.item(0) + 1
             state.defender_asks[0] = asks
             seat = state.to_play.item(0)
-            if a == self.alone_action:
+            if action == self.alone_action:
                 state.lone_defender[0] = seat
                 state.active[0, (seat + 2) % NUM_SEATS] = False
                 self._after_alone_single(state)
@@ -802,19 +897,17 @@ class Engine:
             else:
                 self._after_alone_single(state)
         elif phase == _DISCARD:
-            state.hand[0, state.dealer.item(0), a] = False
-            state.discard[0] = a
+            state.hand[0, state.dealer.item(0), action] = False
+            state.discard[0] = action
             if self.rules.alone_when_naming:
                 self._start_play_single(state)
             else:
                 state.phase[0] = _MAKER_ALONE
                 state.to_play[0] = state.maker[0]
         else:
-            scored = self._play_single(state, a)
+            scored = self._play_single(state, action)
         self._update_legal_single(state)
-        if not scored:
-            return self._zero_rewards.copy()
-        return self._rewards(state, self._row0)
+        return self._rewards(state, self._row0) if scored else None
 
     def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
         """A bid in either round; True if a thrown-in hand ended the episode."""
@@ -931,7 +1024,7 @@ class Engine:
             held = state.hand[0, to_play]
             if state.cards_in_trick.item(0):
                 can_follow = held & self._follow[state.trump.item(0), state.led_suit.item(0)]
-                if can_follow.any():
+                if np.count_nonzero(can_follow):  # several times faster than .any() on one row
                     held = can_follow
             legal[: self.num_cards] = held
         elif phase == _DISCARD:
@@ -1109,65 +1202,67 @@ class Engine:
             self._mark_base_cache[m] = bases
         return bases
 
+    def observe_one(self, state: EuchreState, seat: int) -> np.ndarray:
+        """(D,) `observe` of a one-game state from `seat`'s view, as a new array."""
+        return self._observe_single(state, seat)
+
     def _observe_single(self, state: EuchreState, seat: int) -> np.ndarray:
         """(D,) `observe` of game 0: the same encoding, built from scalars."""
         st = self._layout_start_int
         c = self.num_cards
-        marks = bytearray(self.observation_size)
-        base = st["hand"]
-        for card, held in enumerate(state.hand[0, seat].tolist()):
-            if held:
-                marks[base + card] = 1
+        buf = np.zeros(self.observation_size, np.float32)
+        out = memoryview(buf)  # one float written through a memoryview costs half of numpy's setitem
+        buf[st["hand"] : st["hand"] + c] = state.hand[0, seat]
         upcard = state.upcard.item(0)
         if upcard >= 0:
-            marks[st["upcard"] + upcard] = 1
+            out[st["upcard"] + upcard] = 1.0
         if state.num_bids.item(0) >= NUM_SEATS and not state.ordered_up.item(0):
-            marks[st["upcard_turned_down"]] = 1
+            out[st["upcard_turned_down"]] = 1.0
         dealer = state.dealer.item(0)
-        marks[st["dealer"] + (dealer - seat) % NUM_SEATS] = 1
+        out[st["dealer"] + (dealer - seat) % NUM_SEATS] = 1.0
         base = st["bids"]
         for slot, bid in enumerate(state.bids[0].tolist()):
             if bid >= 0:
-                marks[base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1)] = 1
+                out[base + slot * (1 + NUM_SUITS) + (0 if bid == self.pass_action else bid - self.first_suit_action + 1)] = 1.0
         trump = state.trump.item(0)
         if trump >= 0:
             maker = (state.maker.item(0) - seat) % NUM_SEATS
-            marks[st["trump"] + trump] = 1
-            marks[st["maker"] + maker] = 1
+            out[st["trump"] + trump] = 1.0
+            out[st["maker"] + maker] = 1.0
             if state.maker_alone.item(0):
-                marks[st["alone"] + maker] = 1
+                out[st["alone"] + maker] = 1.0
         lone_def = state.lone_defender.item(0)
         if lone_def >= 0:
-            marks[st["alone"] + (lone_def - seat) % NUM_SEATS] = 1
+            out[st["alone"] + (lone_def - seat) % NUM_SEATS] = 1.0
         active = state.active[0].tolist()
         for k in range(NUM_SEATS):
             if not active[(seat + k) % NUM_SEATS]:
-                marks[st["sitting_out"] + k] = 1
+                out[st["sitting_out"] + k] = 1.0
         discard = state.discard.item(0)
         if discard >= 0 and dealer == seat:
-            marks[st["own_discard"] + discard] = 1
+            out[st["own_discard"] + discard] = 1.0
         phase = state.phase.item(0)
         if phase < NUM_DECISION_PHASES:
-            marks[st["phase"] + phase] = 1
+            out[st["phase"] + phase] = 1.0
+        # The cards played, read from the tricks: trick_cards[t][player] == card exactly when
+        # card_player[card] == player and card_trick[card] == t, the fields `_observe_rows` reads.
         current = state.trick_index.item(0)
-        by, in_trick, now = st["played_by"], st["played_in_trick"], st["current_trick"]
-        for card, (player, trick) in enumerate(zip(state.card_player[0].tolist(), state.card_trick[0].tolist())):
-            if trick >= 0:
-                marks[in_trick + card * NUM_TRICKS + trick] = 1
-            if player >= 0:
-                rel = (player - seat) % NUM_SEATS
-                marks[by + card * NUM_SEATS + rel] = 1
-                if trick == current:
-                    marks[now + rel * c + card] = 1
-        base = st["trick_leader"]
-        for t, leader in enumerate(state.trick_leader[0].tolist()):
-            if leader >= 0:
-                marks[base + t * NUM_SEATS + (leader - seat) % NUM_SEATS] = 1
+        by, in_trick, now, led = st["played_by"], st["played_in_trick"], st["current_trick"], st["trick_leader"]
+        leaders = state.trick_leader[0].tolist()
+        for t, cards in enumerate(state.trick_cards[0].tolist()):
+            if leaders[t] >= 0:
+                out[led + t * NUM_SEATS + (leaders[t] - seat) % NUM_SEATS] = 1.0
+            for player, card in enumerate(cards):
+                if card >= 0:
+                    rel = (player - seat) % NUM_SEATS
+                    out[by + card * NUM_SEATS + rel] = 1.0
+                    out[in_trick + card * NUM_TRICKS + t] = 1.0
+                    if t == current:
+                        out[now + rel * c + card] = 1.0
         team = seat % 2
         won = state.tricks_won[0].tolist()
-        marks[st["tricks_won"] + won[team]] = 1
-        marks[st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team]] = 1
-        buf = np.frombuffer(marks, np.uint8).astype(np.float32)
+        out[st["tricks_won"] + won[team]] = 1.0
+        out[st["tricks_won"] + NUM_TRICKS + 1 + won[1 - team]] = 1.0
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
             score = state.score[0].tolist()

@@ -360,3 +360,26 @@ def test_observations_do_not_depend_on_cards_the_observer_cannot_see(rules):
                     np.testing.assert_array_equal(mask_a, mask_b)
             break
     assert distinct_worlds >= 15
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(deck=32, joker=True), Rules(first_dealer="random"), Rules.openspiel()],
+    ids=["default", "deck32_joker", "random_first_dealer", "openspiel"],
+)
+def test_init_one_starts_the_same_episode_as_init_even_in_a_used_state(rules):
+    engine = Engine(rules, episode="game")
+    keys = game_keys(7, 400)
+    batch = engine.init(keys)
+    rng = np.random.default_rng(7)
+    used = engine.init_one(int(keys[0]))
+    for _ in range(30):  # dirty every field: bids, tricks, scores
+        engine.step(used, random_actions(used, rng))
+    recuts = 0
+    for g in range(keys.size):
+        one = engine.init_one(int(keys[g]), used if g % 2 else None)
+        assert one is used or g % 2 == 0
+        recuts += int(one.deal_count[0]) > 2
+        for field, value in vars(one).items():
+            assert np.array_equal(value[0], getattr(batch, field)[g]), f"game {g}: {field}"
+    assert recuts > 0 or rules.first_dealer == "random"  # tied cuts were exercised
