@@ -139,6 +139,11 @@ def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndar
     return _mix(base + np.arange(num_games, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
+def game_key(rng: np.random.Generator) -> int:
+    """One deal key: `int(game_keys(rng, 1)[0])`, drawn as a scalar (the same value and draws, faster)."""
+    return int(rng.integers(0, 2**63, dtype=np.uint64))
+
+
 _MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
 _MIX_MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _DEAL_MULTIPLIER = np.uint64(0xD1B54A32D192ED03)
@@ -154,6 +159,19 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x *= _MIX_MULTIPLIERS[1]
     x ^= x >> _MIX_SHIFTS[2]
     return x
+
+
+_MASK64 = 2**64 - 1
+_DEAL_MULTIPLIER_INT = int(_DEAL_MULTIPLIER)
+
+
+def _mix_int(x: int) -> int:
+    """`_mix` of one value, on a Python int (a numpy call per operation costs more for one value)."""
+    x ^= x >> 30
+    x = x * 0xBF58476D1CE4E5B9 & _MASK64
+    x ^= x >> 27
+    x = x * 0x94D049BB133111EB & _MASK64
+    return x ^ (x >> 31)
 
 
 def _packet_order() -> np.ndarray:
@@ -768,6 +786,19 @@ class Engine:
         """Plain-list copies of the card tables the one-game path reads (a list index beats numpy's)."""
         self._rank_list = self.deck.rank.tolist()
         self._packet_seat_list = PACKET_SEAT.tolist()
+        # (maker's tricks, maker alone, a lone defender) -> (makers' points, defenders' points), from hand_score
+        combos = [(t, alone, lone) for t in range(NUM_TRICKS + 1) for alone in (False, True) for lone in (False, True)]
+        probe = self._empty(len(combos))
+        probe.maker[:] = 0
+        for row, (t, alone, lone) in enumerate(combos):
+            probe.tricks_won[row, 0] = t
+            probe.maker_alone[row] = alone
+            probe.lone_defender[row] = 1 if lone else -1
+        points = self.hand_score(probe, np.arange(len(combos))).tolist()
+        self._hand_score_table = dict(zip(combos, map(tuple, points)))
+        play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[_PLAY]
+        assert not play_rows[:, self.num_cards :].any(), "_update_legal_single expects only cards in play"
+        self._no_extra_actions = np.zeros(self.num_actions - self.num_cards, bool)
 
     def init_one(self, key: int, state: EuchreState | None = None) -> EuchreState:
         """`init` for one game (N = 1): the same episode for the same key, built on scalars.
@@ -816,17 +847,17 @@ class Engine:
 
     def _permutations_single(self, key: int, count: int, k: int) -> list[list[int]]:
         """`_permutations` of one key: the deck orders of deal numbers count .. count + k - 1, as lists."""
-        counts = np.arange(count, count + k, dtype=np.uint64)
-        base = _mix(np.uint64(key) ^ (counts * _DEAL_MULTIPLIER))
-        noise = _mix(base[:, None] + self._card_noise)
+        bases = [_mix_int(key ^ ((count + i) * _DEAL_MULTIPLIER_INT & _MASK64)) for i in range(k)]
+        noise = _mix(np.array(bases, np.uint64)[:, None] + self._card_noise)
         return np.argsort(noise, axis=1, kind="stable").tolist()
 
     def _deal_single(self, state: EuchreState, dealer: int, perm: list[int]) -> None:
         """`_deal` of game 0 from a deck order `perm`, then `_start_hand` and the legal mask."""
+        c = self.num_cards
+        cells = [seat * c + card for seat, card in zip(self._packet_seat_list[dealer], perm)]  # the 20 dealt
         hand = state.hand[0]
         hand[:] = False
-        for seat, card in zip(self._packet_seat_list[dealer], perm):  # zip stops after the 20 dealt cards
-            hand[seat, card] = True
+        hand.reshape(-1)[cells] = True
         state.dealt[0] = hand
         state.upcard[0] = perm[NUM_SEATS * HAND_SIZE]
         state.phase[0] = _BID_ROUND_1
@@ -861,14 +892,21 @@ class Engine:
         rewards = self.step_one(state, int(acts[0]))
         return self._zero_rewards.copy() if rewards is None else rewards
 
-    def step_one(self, state: EuchreState, action: int) -> np.ndarray | None:
-        """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody."""
+    def step_one(
+        self, state: EuchreState, action: int, seen: "SeatObservations | None" = None
+    ) -> np.ndarray | None:
+        """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody.
+
+        `seen`, the observations kept for this state, is told about the step (see `SeatObservations`).
+        """
         phase = state.phase.item(0)
         if phase < _HAND_OVER and not (0 <= action < self.num_actions and state.legal[0, action]):
             self.check_actions(state, np.array([action]))  # raises with the full message
-        state.hand_points[0] = 0
+        state.hand_points.fill(0)
         if phase >= _HAND_OVER:
             return None
+        if seen is not None and phase != _PLAY:
+            seen.clear()
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
             scored = self._bid_single(state, phase, action)
@@ -905,9 +943,12 @@ class Engine:
                 state.phase[0] = _MAKER_ALONE
                 state.to_play[0] = state.maker[0]
         else:
-            scored = self._play_single(state, action)
+            seat, trick = state.to_play.item(0), state.trick_index.item(0)
+            scored = self._play_single(state, seat, trick, action)
+            if seen is not None:
+                seen.played(state, seat, trick, action)
         self._update_legal_single(state)
-        return self._rewards(state, self._row0) if scored else None
+        return self._rewards_single(state) if scored else None
 
     def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
         """A bid in either round; True if a thrown-in hand ended the episode."""
@@ -980,10 +1021,8 @@ class Engine:
         state.to_play[0] = leader
         state.trick_leader[0, 0] = leader
 
-    def _play_single(self, state: EuchreState, a: int) -> bool:
-        """Play a card; True if it finished the hand (scored)."""
-        seat = state.to_play.item(0)
-        t = state.trick_index.item(0)
+    def _play_single(self, state: EuchreState, seat: int, t: int, a: int) -> bool:
+        """`seat` plays card `a` to trick `t`; True if it finished the hand (scored)."""
         trump = state.trump.item(0)
         state.hand[0, seat, a] = False
         state.trick_cards[0, t, seat] = a
@@ -1013,21 +1052,53 @@ class Engine:
         if t + 1 < NUM_TRICKS:
             state.trick_leader[0, t + 1] = winner
             return False
-        self._end_hand(state, self._row0)
+        self._end_hand_single(state)
         return True
 
+    def _end_hand_single(self, state: EuchreState) -> None:
+        """`_end_hand` of game 0; longer episodes (game over, the next deal) go to `_end_hand` itself."""
+        if self.episode != EPISODE_HAND:
+            self._end_hand(state, self._row0)
+            return
+        maker_team = state.maker.item(0) % 2
+        key = (state.tricks_won.item(maker_team), state.maker_alone.item(0), state.lone_defender.item(0) >= 0)
+        makers, defenders = self._hand_score_table[key]
+        points = (makers, defenders) if maker_team == 0 else (defenders, makers)
+        for team in (0, 1):
+            state.hand_points[0, team] = points[team]
+            state.score[0, team] += points[team]
+            state.rubber_points[0, team] += points[team]
+        state.hand_number[0] += 1
+        state.phase[0] = _HAND_OVER
+        state.to_play[0] = -1
+
+    def _rewards_single(self, state: EuchreState) -> np.ndarray:
+        """`_rewards` of game 0 at the end of a hand; longer episodes go to `_rewards` itself."""
+        if self.episode != EPISODE_HAND:
+            return self._rewards(state, self._row0)
+        points = state.hand_points[0].tolist()
+        margin = points[0] - points[1]
+        if self.reward == REWARD_WIN:
+            margin = (margin > 0) - (margin < 0)
+        return np.array([[margin, -margin, margin, -margin]], np.float32)
+
     def _update_legal_single(self, state: EuchreState) -> None:
-        phase, to_play, dealer = state.phase.item(0), state.to_play.item(0), state.dealer.item(0)
+        phase, to_play = state.phase.item(0), state.to_play.item(0)
         legal = state.legal[0]
-        legal[:] = self._legal_table[(phase * self.num_cards + state.upcard.item(0)) * 2 + (to_play == dealer)]
-        if phase == _PLAY:
+        c = self.num_cards
+        if phase == _PLAY:  # the legal table's rows for play allow no action but cards (checked on build)
+            legal[c:] = self._no_extra_actions  # copying an array is faster than broadcasting False
             held = state.hand[0, to_play]
+            cards = legal[:c]
             if state.cards_in_trick.item(0):
-                can_follow = held & self._follow[state.trump.item(0), state.led_suit.item(0)]
-                if np.count_nonzero(can_follow):  # several times faster than .any() on one row
-                    held = can_follow
-            legal[: self.num_cards] = held
-        elif phase == _DISCARD:
+                np.logical_and(held, self._follow[state.trump.item(0), state.led_suit.item(0)], out=cards)
+                if np.count_nonzero(cards):  # several times faster than .any() on one row
+                    return
+            cards[...] = held
+            return
+        dealer = state.dealer.item(0)
+        legal[:] = self._legal_table[(phase * c + state.upcard.item(0)) * 2 + (to_play == dealer)]
+        if phase == _DISCARD:
             legal[: self.num_cards] = state.hand[0, dealer]
             if not self.rules.dealer_may_bury_upcard:
                 legal[state.upcard.item(0)] = False
@@ -1202,15 +1273,12 @@ class Engine:
             self._mark_base_cache[m] = bases
         return bases
 
-    def observe_one(self, state: EuchreState, seat: int) -> np.ndarray:
-        """(D,) `observe` of a one-game state from `seat`'s view, as a new array."""
-        return self._observe_single(state, seat)
-
-    def _observe_single(self, state: EuchreState, seat: int) -> np.ndarray:
-        """(D,) `observe` of game 0: the same encoding, built from scalars."""
+    def _observe_single(self, state: EuchreState, seat: int, buf: np.ndarray | None = None) -> np.ndarray:
+        """(D,) `observe` of game 0: the same encoding, built from scalars (into `buf`, zeros, if given)."""
         st = self._layout_start_int
         c = self.num_cards
-        buf = np.zeros(self.observation_size, np.float32)
+        if buf is None:
+            buf = np.zeros(self.observation_size, np.float32)
         out = memoryview(buf)  # one float written through a memoryview costs half of numpy's setitem
         buf[st["hand"] : st["hand"] + c] = state.hand[0, seat]
         upcard = state.upcard.item(0)
@@ -1249,7 +1317,7 @@ class Engine:
         current = state.trick_index.item(0)
         by, in_trick, now, led = st["played_by"], st["played_in_trick"], st["current_trick"], st["trick_leader"]
         leaders = state.trick_leader[0].tolist()
-        for t, cards in enumerate(state.trick_cards[0].tolist()):
+        for t, cards in enumerate(state.trick_cards[0, : current + 1].tolist()):  # later tricks are empty
             if leaders[t] >= 0:
                 out[led + t * NUM_SEATS + (leaders[t] - seat) % NUM_SEATS] = 1.0
             for player, card in enumerate(cards):
@@ -1273,3 +1341,97 @@ class Engine:
                 buf[st["games_won"]] = games[team]
                 buf[st["games_won"] + 1] = games[1 - team]
         return buf
+
+
+class SeatObservations:
+    """The observations of one game (N = 1) for the AEC env, kept current through the plays of a hand.
+
+    An AEC env observes after every decision. Building an observation from the state
+    (`Engine._observe_single`) reads every field, while a card played changes only a few marks.
+    So this object keeps one source vector, `Engine.step_one` tells it about each card played (it
+    updates those marks) and any other step clears it (it is rebuilt when next asked for).
+    The source is seat 0's observation followed by every seat's private blocks (its hand, the card
+    it buried); a seat's observation is one gather from it (`_relabel`): seat 0's cells with the
+    seats relabelled to that seat's view, and that seat's private blocks.
+    Whoever holds it must pass it to every `step_one` of that state and `clear()` it when the state
+    changes otherwise (a reset). tests/test_env_api.py checks every seat's observation against the
+    batched encoder after every step.
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        c, size = engine.num_cards, engine.observation_size
+        self._hands = size
+        """Offset of the private blocks in the source: 4 hands, then 4 buried-card blocks, C cells each."""
+        self._source_size = size + 2 * NUM_SEATS * c
+        self._source: np.ndarray | None = None
+        self._view: memoryview | None = None
+        """A memoryview of _source: writing one float through it is cheaper than numpy's setitem."""
+        self._relabel = [self._relabelling(seat) for seat in range(NUM_SEATS)]
+
+    def _relabelling(self, seat: int) -> np.ndarray:
+        """Cells of the source that make `seat`'s observation: obs[i] = source[relabel[i]]."""
+        e = self.engine
+        lay, c = e.observation_layout, e.num_cards
+        index = np.arange(e.observation_size, dtype=np.intp)
+        cards = np.arange(c)
+        index[lay["hand"]] = self._hands + seat * c + cards
+        index[lay["own_discard"]] = self._hands + (NUM_SEATS + seat) * c + cards
+        absolute = (np.arange(NUM_SEATS) + seat) % NUM_SEATS  # `seat`'s relative seat r is seat 0's r + seat
+        for name in ("dealer", "maker", "alone", "sitting_out"):
+            index[lay[name]] = lay[name].start + absolute
+        played_by = index[lay["played_by"]].reshape(c, NUM_SEATS)
+        played_by[:] = lay["played_by"].start + cards[:, None] * NUM_SEATS + absolute
+        current = index[lay["current_trick"]].reshape(NUM_SEATS, c)
+        current[:] = lay["current_trick"].start + absolute[:, None] * c + cards
+        leader = index[lay["trick_leader"]].reshape(NUM_TRICKS, NUM_SEATS)
+        leader[:] = lay["trick_leader"].start + np.arange(NUM_TRICKS)[:, None] * NUM_SEATS + absolute
+        if seat % 2:  # its side is seat 0's other side
+            for name, size in (("tricks_won", NUM_TRICKS + 1), ("score", 1), ("games_won", 1)):
+                index[lay[name]] = np.roll(index[lay[name]], size)
+        return index
+
+    def clear(self) -> None:
+        """Forget the observations (the state changed by something other than a card played)."""
+        self._source = self._view = None
+
+    def get(self, state: EuchreState, seat: int) -> np.ndarray:
+        """`seat`'s observation of the state, as a new array."""
+        if self._source is None:
+            e, c, hands = self.engine, self.engine.num_cards, self._hands
+            source = np.zeros(self._source_size, np.float32)
+            e._observe_single(state, 0, source[:hands])
+            source[hands : hands + NUM_SEATS * c] = state.hand[0].reshape(-1)
+            discard = state.discard.item(0)
+            if discard >= 0:
+                source[hands + (NUM_SEATS + state.dealer.item(0)) * c + discard] = 1.0
+            self._source, self._view = source, memoryview(source)
+        return self._source.take(self._relabel[seat])
+
+    def played(self, state: EuchreState, seat: int, trick: int, card: int) -> None:
+        """`seat` has played `card` to `trick` (the state is the one after the play)."""
+        view = self._view
+        if view is None:
+            return
+        if state.phase.item(0) != _PLAY:  # the hand is over (and in longer episodes the next one dealt)
+            self.clear()
+            return
+        e = self.engine
+        st = e._layout_start_int
+        c = e.num_cards
+        view[st["played_by"] + card * NUM_SEATS + seat] = 1.0
+        view[st["played_in_trick"] + card * NUM_TRICKS + trick] = 1.0
+        view[self._hands + seat * c + card] = 0.0
+        if state.trick_index.item(0) == trick:
+            view[st["current_trick"] + seat * c + card] = 1.0
+            return
+        # The trick is won: the current trick is the next, empty one, led by the winner.
+        for player, played in enumerate(state.trick_cards[0, trick].tolist()):
+            if played >= 0:
+                view[st["current_trick"] + player * c + played] = 0.0
+        winner = state.trick_leader.item(trick + 1)
+        view[st["trick_leader"] + (trick + 1) * NUM_SEATS + winner] = 1.0
+        for side, won in enumerate(state.tricks_won[0].tolist()):
+            block = st["tricks_won"] + side * (NUM_TRICKS + 1)
+            view[block + won - (side == winner % 2)] = 0.0  # the count before this trick
+            view[block + won] = 1.0

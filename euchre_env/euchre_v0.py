@@ -70,6 +70,8 @@ from euchre_env.engine import (
     Engine,
     EuchreState,
     Phase,
+    SeatObservations,
+    game_key,
     game_keys,
 )
 from euchre_env.rules import Rules
@@ -123,6 +125,8 @@ class raw_env(AECEnv):
         self.state_: EuchreState | None = None
         self._key_rng = np.random.default_rng()
         self._seat_of = {a: seat for seat, a in enumerate(AGENTS)}
+        self._seen = SeatObservations(self.engine)
+        """The seats' observations of state_, kept by the engine through step_one; cleared by reset."""
         self._paid = False
         """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
 
@@ -150,17 +154,18 @@ class raw_env(AECEnv):
                 raise
         else:
             # The previous episode's arrays are reused: state_ is updated in place, as steps do.
-            state = self.engine.init_one(int(game_keys(rng, 1)[0]), self.state_)
+            state = self.engine.init_one(game_key(rng), self.state_)
         self._key_rng = rng
         self.state_ = state
+        self._seen.clear()
         self._paid = False
         self.agents = list(AGENTS)
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[int(state.to_play[0])]
+        self.agent_selection = AGENTS[state.to_play.item(0)]
 
     def _state_from_deal(self, deal: Any, key: int) -> EuchreState:
         if not isinstance(deal, dict) or set(deal) != {"dealer", "hands", "upcard"}:
@@ -192,7 +197,7 @@ class raw_env(AECEnv):
         else:
             mask = np.zeros(self.engine.num_actions, np.int8)
         # Both arrays are new: what a caller holds never changes under it.
-        return {"observation": self.engine.observe_one(state, seat), "action_mask": mask}
+        return {"observation": self._seen.get(state, seat), "action_mask": mask}
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
@@ -201,17 +206,17 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         state = self.state_
-        rewards = self.engine.step_one(state, int(action))
+        rewards = self.engine.step_one(state, int(action), self._seen)
         self._cumulative_rewards[agent] = 0.0
         if rewards is not None:
             self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
             self._accumulate_rewards()
             self._paid = True
         elif self._paid:  # nobody is paid this step: clear what the last step paid
-            self.rewards = {a: 0.0 for a in AGENTS}
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
             self._paid = False
         if state.phase.item(0) >= _HAND_OVER:
-            self.terminations = {a: True for a in AGENTS}
+            self.terminations = dict.fromkeys(AGENTS, True)
             self.infos = {a: {"score": state.score[0].tolist()} for a in AGENTS}
         else:
             self.agent_selection = AGENTS[state.to_play.item(0)]

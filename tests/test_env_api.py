@@ -388,7 +388,8 @@ def test_random_game_rewards_add_up_to_the_final_score_margin():
 
 
 @pytest.mark.parametrize("name", ["default", "joker", "lone_defenders", "stick_off", "openspiel", "rubber"])
-def test_aec_observations_and_masks_equal_the_batched_engines(name):
+@pytest.mark.parametrize("watch", ["every seat", "the seat to act"])
+def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
     env = euchre_v0.raw_env(**API_CONFIGS[name])
     engine = env.engine
     rng = np.random.default_rng(11)
@@ -399,16 +400,18 @@ def test_aec_observations_and_masks_equal_the_batched_engines(name):
                    for f, v in vars(env.state_).items()), "the env deals as the batched engine does"
         held = []
         for _ in range(60):
-            if all(env.terminations.values()):
-                break
             pair = EuchreState(**{f: np.concatenate([v, v]) for f, v in vars(env.state_).items()})
             for seat, agent in enumerate(env.possible_agents):
+                if watch != "every seat" and agent != env.agent_selection:
+                    continue
                 obs = env.observe(agent)
                 batched = engine.observe(pair, np.array([seat, (seat + 1) % 4]))[0]  # N = 2: the batched encoder
                 assert np.array_equal(obs["observation"], batched), f"{agent} observation"
                 mask = pair.legal[0] if agent == env.agent_selection else np.zeros_like(pair.legal[0])
                 assert np.array_equal(obs["action_mask"], mask.astype(np.int8)), f"{agent} mask"
                 held.append((obs, {k: v.copy() for k, v in obs.items()}))
+            if all(env.terminations.values()):
+                break
             env.step(int(rng.choice(np.flatnonzero(env.state_.legal[0]))))
         for obs, copy_then in held:  # what was returned never changes under its holder
             assert all(np.array_equal(obs[k], copy_then[k]) for k in obs)
