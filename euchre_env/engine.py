@@ -799,6 +799,10 @@ class Engine:
         play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[_PLAY]
         assert not play_rows[:, self.num_cards :].any(), "_update_legal_single expects only cards in play"
         self._no_extra_actions = np.zeros(self.num_actions - self.num_cards, bool)
+        # the four `active` flags of a one-game state, as bytes -> the seats that play as bits (seat s = bit s)
+        self._active_bits_of = {
+            np.array([(bits >> s) & 1 for s in range(NUM_SEATS)], bool).tobytes(): bits for bits in range(1 << NUM_SEATS)
+        }
 
     def init_one(self, key: int, state: EuchreState | None = None) -> EuchreState:
         """`init` for one game (N = 1): the same episode for the same key, built on scalars.
@@ -1005,8 +1009,7 @@ class Engine:
             self._start_play_single(state)
 
     def _active_bits_single(self, state: EuchreState) -> int:
-        a = state.active[0].tolist()
-        return a[0] | a[1] << 1 | a[2] << 2 | a[3] << 3
+        return self._active_bits_of[state.active.tobytes()]
 
     def _start_play_single(self, state: EuchreState) -> None:
         leader = self._next_active_list[self._active_bits_single(state)][state.dealer.item(0)]
@@ -1084,12 +1087,11 @@ class Engine:
 
     def _update_legal_single(self, state: EuchreState) -> None:
         phase, to_play = state.phase.item(0), state.to_play.item(0)
-        legal = state.legal[0]
         c = self.num_cards
         if phase == _PLAY:  # the legal table's rows for play allow no action but cards (checked on build)
-            legal[c:] = self._no_extra_actions  # copying an array is faster than broadcasting False
+            state.legal[0, c:] = self._no_extra_actions  # copying an array is faster than broadcasting False
             held = state.hand[0, to_play]
-            cards = legal[:c]
+            cards = state.legal[0, :c]
             if state.cards_in_trick.item(0):
                 np.logical_and(held, self._follow[state.trump.item(0), state.led_suit.item(0)], out=cards)
                 if np.count_nonzero(cards):  # several times faster than .any() on one row
@@ -1097,6 +1099,7 @@ class Engine:
             cards[...] = held
             return
         dealer = state.dealer.item(0)
+        legal = state.legal[0]
         legal[:] = self._legal_table[(phase * c + state.upcard.item(0)) * 2 + (to_play == dealer)]
         if phase == _DISCARD:
             legal[: self.num_cards] = state.hand[0, dealer]
@@ -1413,12 +1416,15 @@ class SeatObservations:
         view = self._view
         if view is None:
             return
-        if state.phase.item(0) != _PLAY:  # the hand is over (and in longer episodes the next one dealt)
+        phase = state.phase.item(0)
+        if phase != _PLAY and phase != _HAND_OVER:  # a new deal (longer episodes), or the game is over
             self.clear()
             return
         e = self.engine
         st = e._layout_start_int
         c = e.num_cards
+        if phase == _HAND_OVER:  # the last card of a one-hand episode: no decision is asked any more
+            view[st["phase"] + _PLAY] = 0.0
         view[st["played_by"] + card * NUM_SEATS + seat] = 1.0
         view[st["played_in_trick"] + card * NUM_TRICKS + trick] = 1.0
         view[self._hands + seat * c + card] = 0.0
@@ -1429,8 +1435,9 @@ class SeatObservations:
         for player, played in enumerate(state.trick_cards[0, trick].tolist()):
             if played >= 0:
                 view[st["current_trick"] + player * c + played] = 0.0
-        winner = state.trick_leader.item(trick + 1)
-        view[st["trick_leader"] + (trick + 1) * NUM_SEATS + winner] = 1.0
+        winner = state.trick_winner.item(trick)
+        if trick + 1 < NUM_TRICKS:
+            view[st["trick_leader"] + (trick + 1) * NUM_SEATS + winner] = 1.0
         for side, won in enumerate(state.tricks_won[0].tolist()):
             block = st["tricks_won"] + side * (NUM_TRICKS + 1)
             view[block + won - (side == winner % 2)] = 0.0  # the count before this trick

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import SMALL_VARIANTS, random_actions, random_play
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
-from euchre_env.engine import Engine, EuchreState, Phase, game_keys
+from euchre_env.engine import Engine, EuchreState, Phase, game_key, game_keys
 from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER, Rules
 
 FEW = settings(max_examples=2, deadline=None, database=None, derandomize=True)
@@ -383,3 +383,9 @@ def test_init_one_starts_the_same_episode_as_init_even_in_a_used_state(rules):
         for field, value in vars(one).items():
             assert np.array_equal(value[0], getattr(batch, field)[g]), f"game {g}: {field}"
     assert recuts > 0 or rules.first_dealer == "random"  # tied cuts were exercised
+
+
+def test_game_key_draws_the_key_game_keys_draws():
+    one, batch = np.random.default_rng(3), np.random.default_rng(3)
+    assert [game_key(one) for _ in range(2000)] == [int(game_keys(batch, 1)[0]) for _ in range(2000)]
+    assert one.bit_generator.state == batch.bit_generator.state

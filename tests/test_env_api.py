@@ -387,13 +387,15 @@ def test_random_game_rewards_add_up_to_the_final_score_margin():
 
 
 
-@pytest.mark.parametrize("name", ["default", "joker", "lone_defenders", "stick_off", "openspiel", "rubber"])
+@pytest.mark.parametrize(
+    "name", ["default", "joker", "lone_defenders", "stick_off", "openspiel", "rubber", "hand", "hand_stick_off"]
+)
 @pytest.mark.parametrize("watch", ["every seat", "the seat to act"])
 def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
     env = euchre_v0.raw_env(**API_CONFIGS[name])
     engine = env.engine
     rng = np.random.default_rng(11)
-    for episode in range(3):
+    for episode in range(12 if name.startswith("hand") else 3):
         env.reset(seed=episode)
         key = int(env.state_.key[0])
         assert all(np.array_equal(v, getattr(engine.init(np.array([key, key])), f)[:1])
