@@ -783,7 +783,7 @@ class Engine:
     # match after every step; tests also require `init_one` to equal `init` field by field.
 
     def _build_single_tables(self) -> None:
-        """Plain-list copies of the card tables the one-game path reads (a list index beats numpy's)."""
+        """Tables the one-game path reads: plain lists (a list index beats numpy's) and lookups by key."""
         self._rank_list = self.deck.rank.tolist()
         self._packet_seat_list = PACKET_SEAT.tolist()
         # (maker's tricks, maker alone, a lone defender) -> (makers' points, defenders' points), from hand_score
@@ -819,8 +819,7 @@ class Engine:
         state.hand_number[0] = 0
         state.hand_points[0] = 0
         state.thrown_in[0] = False
-        count = 0
-        perms = self._permutations_single(key, count, 3)  # the cut and the deal, one spare for a tied cut
+        perms = self._permutations_single(key, 0, 3)  # the cut and the deal, one spare for a tied cut
         used = 1
         if self.rules.first_dealer != FIRST_DEALER_CUT:
             dealer = perms[0][0] % NUM_SEATS
@@ -837,14 +836,14 @@ class Engine:
                     break
                 cutting = tied
                 if used == len(perms):
-                    perms += self._permutations_single(key, count + used, 3)
+                    perms += self._permutations_single(key, used, 3)
                 cut = [rank[card] for card in perms[used][:NUM_SEATS]]
                 used += 1
             else:
                 dealer = cutting.index(True)
         if used == len(perms):
-            perms += self._permutations_single(key, count + used, 1)
-        state.deal_count[0] = count + used + 1
+            perms += self._permutations_single(key, used, 1)
+        state.deal_count[0] = used + 1
         state.dealer[0] = dealer
         self._deal_single(state, dealer, perms[used])
         return state
@@ -897,7 +896,7 @@ class Engine:
         return self._zero_rewards.copy() if rewards is None else rewards
 
     def step_one(
-        self, state: EuchreState, action: int, seen: "SeatObservations | None" = None
+        self, state: EuchreState, action: int, seen: SeatObservations | None = None
     ) -> np.ndarray | None:
         """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody.
 
@@ -1355,7 +1354,8 @@ class SeatObservations:
     updates those marks) and any other step clears it (it is rebuilt when next asked for).
     The source is seat 0's observation followed by every seat's private blocks (its hand, the card
     it buried); a seat's observation is one gather from it (`_relabel`): seat 0's cells with the
-    seats relabelled to that seat's view, and that seat's private blocks.
+    seats relabelled to that seat's view, and that seat's private blocks (seat 0's own hand and
+    buried-card cells in the first part are never read).
     Whoever holds it must pass it to every `step_one` of that state and `clear()` it when the state
     changes otherwise (a reset). tests/test_env_api.py checks every seat's observation against the
     batched encoder after every step.
