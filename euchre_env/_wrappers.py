@@ -14,7 +14,8 @@ shorten the common case:
   the Discrete range at once: `Discrete.contains` is True for exactly those. Anything else (None,
   floats, out of range, other types) goes through the standard check.
 
-The fast paths are taken only when the wrapper stack is exactly `_OrderEnforcing(_AssertOutOfBounds(raw))`.
+The fast paths are taken only when the wrapper stack is exactly `OrderEnforcing(AssertOutOfBounds(raw))`;
+the action spaces are read once, when the wrapper is built (the env's spaces are fixed).
 """
 
 from __future__ import annotations
