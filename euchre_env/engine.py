@@ -908,8 +908,7 @@ class Engine:
         state.hand_points.fill(0)
         if phase >= _HAND_OVER:
             return None
-        if seen is not None and phase != _PLAY:
-            seen.clear()
+        seat = state.to_play.item(0)
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
             scored = self._bid_single(state, phase, action)
@@ -928,7 +927,6 @@ class Engine:
         elif phase == _DEFENDER_ALONE:
             asks = state.defender_asks.item(0) + 1
             state.defender_asks[0] = asks
-            seat = state.to_play.item(0)
             if action == self.alone_action:
                 state.lone_defender[0] = seat
                 state.active[0, (seat + 2) % NUM_SEATS] = False
@@ -946,10 +944,12 @@ class Engine:
                 state.phase[0] = _MAKER_ALONE
                 state.to_play[0] = state.maker[0]
         else:
-            seat, trick = state.to_play.item(0), state.trick_index.item(0)
+            trick = state.trick_index.item(0)
             scored = self._play_single(state, seat, trick, action)
             if seen is not None:
                 seen.played(state, seat, trick, action)
+        if seen is not None and phase != _PLAY:
+            seen.decided(state, phase, seat, action)
         self._update_legal_single(state)
         return self._rewards_single(state) if scored else None
 
@@ -1350,8 +1350,9 @@ class SeatObservations:
 
     An AEC env observes after every decision. Building an observation from the state
     (`Engine._observe_single`) reads every field, while a card played changes only a few marks.
-    So this object keeps one source vector, `Engine.step_one` tells it about each card played (it
-    updates those marks) and any other step clears it (it is rebuilt when next asked for).
+    So this object keeps one source vector and `Engine.step_one` tells it about each decision (a
+    card played, a bid, an alone call, a discard), whose few marks it updates; a new deal clears it
+    (it is rebuilt when next asked for).
     The source is seat 0's observation followed by every seat's private blocks (its hand, the card
     it buried); a seat's observation is one gather from it (`_relabel`): seat 0's cells with the
     seats relabelled to that seat's view, and that seat's private blocks (seat 0's own hand and
@@ -1410,6 +1411,41 @@ class SeatObservations:
                 source[hands + (NUM_SEATS + state.dealer.item(0)) * c + discard] = 1.0
             self._source, self._view = source, memoryview(source)
         return self._source.take(self._relabel[seat])
+
+    def decided(self, state: EuchreState, phase: int, seat: int, action: int) -> None:
+        """`seat` chose `action` (a bid, an alone call or a discard) in `phase`; the state is the one after."""
+        view = self._view
+        if view is None:
+            return
+        after = state.phase.item(0)
+        if after >= _HAND_OVER or (phase == _BID_ROUND_2 and after == _BID_ROUND_1):  # thrown in
+            self.clear()
+            return
+        e = self.engine
+        st, c, hands = e._layout_start_int, e.num_cards, self._hands
+        view[st["phase"] + phase] = 0.0
+        view[st["phase"] + after] = 1.0
+        if phase <= _BID_ROUND_2:
+            slot = st["bids"] + (state.num_bids.item(0) - 1) * (1 + NUM_SUITS)
+            if action == e.pass_action:
+                view[slot] = 1.0
+                if state.num_bids.item(0) >= NUM_SEATS:  # round one was passed out: the upcard is turned down
+                    view[st["upcard_turned_down"]] = 1.0
+            else:
+                view[slot + 1 + action - e.first_suit_action] = 1.0
+                view[st["trump"] + state.trump.item(0)] = 1.0
+                view[st["maker"] + seat] = 1.0
+        elif phase == _DISCARD:
+            dealer = state.dealer.item(0)
+            view[hands + dealer * c + action] = 0.0
+            view[hands + (NUM_SEATS + dealer) * c + action] = 1.0
+        elif action == e.alone_action:  # the maker or a defender goes alone; the partner sits out
+            view[st["alone"] + seat] = 1.0
+            view[st["sitting_out"] + (seat + 2) % NUM_SEATS] = 1.0
+        if after == _DISCARD:  # the dealer has just picked the upcard up
+            view[hands + state.dealer.item(0) * c + state.upcard.item(0)] = 1.0
+        elif after == _PLAY:
+            view[st["trick_leader"] + state.trick_leader.item(0)] = 1.0
 
     def played(self, state: EuchreState, seat: int, trick: int, card: int) -> None:
         """`seat` has played `card` to `trick` (the state is the one after the play)."""

@@ -388,7 +388,9 @@ def test_random_game_rewards_add_up_to_the_final_score_margin():
 
 
 @pytest.mark.parametrize(
-    "name", ["default", "joker", "lone_defenders", "stick_off", "openspiel", "rubber", "hand", "hand_stick_off"]
+    "name",
+    ["default", "joker", "lone_defenders", "left_of_lone_player", "stick_off", "openspiel", "rubber", "hand",
+     "hand_stick_off"],
 )
 @pytest.mark.parametrize("watch", ["every seat", "the seat to act"])
 def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
