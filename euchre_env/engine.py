@@ -798,7 +798,9 @@ class Engine:
         self._hand_score_table = dict(zip(combos, map(tuple, points)))
         play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[_PLAY]
         assert not play_rows[:, self.num_cards :].any(), "_update_legal_single expects only cards in play"
-        self._no_extra_actions = np.zeros(self.num_actions - self.num_cards, bool)
+        self._no_extra_bytes = bytes(self.num_actions - self.num_cards)
+        # _follow[trump, led] as one integer (byte i is 1 when card i follows), see _update_legal_single
+        self._follow_int = [[int.from_bytes(row.tobytes(), "little") for row in by_led] for by_led in self._follow]
         # the four `active` flags of a one-game state, as bytes -> the seats that play as bits (seat s = bit s)
         self._active_bits_of = {
             np.array([(bits >> s) & 1 for s in range(NUM_SEATS)], bool).tobytes(): bits for bits in range(1 << NUM_SEATS)
@@ -1088,14 +1090,14 @@ class Engine:
         phase, to_play = state.phase.item(0), state.to_play.item(0)
         c = self.num_cards
         if phase == _PLAY:  # the legal table's rows for play allow no action but cards (checked on build)
-            state.legal[0, c:] = self._no_extra_actions  # copying an array is faster than broadcasting False
-            held = state.hand[0, to_play]
-            cards = state.legal[0, :c]
+            # On bytes, one per card (numpy bools are bytes 0/1): a few numpy calls fewer than on arrays.
+            held = state.hand.tobytes()[to_play * c : (to_play + 1) * c]
             if state.cards_in_trick.item(0):
-                np.logical_and(held, self._follow[state.trump.item(0), state.led_suit.item(0)], out=cards)
-                if np.count_nonzero(cards):  # several times faster than .any() on one row
-                    return
-            cards[...] = held
+                # the bytes read as one integer: AND keeps the held cards that follow the suit led
+                follow = int.from_bytes(held, "little") & self._follow_int[state.trump.item(0)][state.led_suit.item(0)]
+                if follow:
+                    held = follow.to_bytes(c, "little")
+            memoryview(state.legal).cast("B")[:] = held + self._no_extra_bytes
             return
         dealer = state.dealer.item(0)
         legal = state.legal[0]
