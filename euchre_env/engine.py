@@ -854,7 +854,7 @@ class Engine:
         """`_permutations` of one key: the deck orders of deal numbers count .. count + k - 1, as lists."""
         bases = [_mix_int(key ^ ((count + i) * _DEAL_MULTIPLIER_INT & _MASK64)) for i in range(k)]
         noise = _mix(np.array(bases, np.uint64)[:, None] + self._card_noise)
-        return np.argsort(noise, axis=1, kind="stable").tolist()
+        return noise.argsort(axis=1, kind="stable").tolist()
 
     def _deal_single(self, state: EuchreState, dealer: int, perm: list[int]) -> None:
         """`_deal` of game 0 from a deck order `perm`, then `_start_hand` and the legal mask."""
@@ -1348,7 +1348,7 @@ class Engine:
 
 
 class SeatObservations:
-    """The observations of one game (N = 1) for the AEC env, kept current through the plays of a hand.
+    """The observations of one game (N = 1) for the AEC env, kept current through the decisions of a hand.
 
     An AEC env observes after every decision. Building an observation from the state
     (`Engine._observe_single`) reads every field, while a card played changes only a few marks.
@@ -1398,7 +1398,7 @@ class SeatObservations:
         return index
 
     def clear(self) -> None:
-        """Forget the observations (the state changed by something other than a card played)."""
+        """Forget the observations: a new deal, or a state changed other than through `step_one`."""
         self._source = self._view = None
 
     def get(self, state: EuchreState, seat: int) -> np.ndarray:
@@ -1420,7 +1420,7 @@ class SeatObservations:
         if view is None:
             return
         after = state.phase.item(0)
-        if after >= _HAND_OVER or (phase == _BID_ROUND_2 and after == _BID_ROUND_1):  # thrown in
+        if after >= _HAND_OVER or (phase == _BID_ROUND_2 and after == _BID_ROUND_1):  # thrown in, maybe redealt
             self.clear()
             return
         e = self.engine
