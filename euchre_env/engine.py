@@ -911,6 +911,13 @@ class Engine:
         if phase >= _HAND_OVER:
             return None
         seat = state.to_play.item(0)
+        if phase == _PLAY:  # most decisions
+            trick = state.trick_index.item(0)
+            scored = self._play_single(state, seat, trick, action)
+            if seen is not None:
+                seen.played(state, seat, trick, action)
+            self._update_legal_single(state)
+            return self._rewards_single(state) if scored else None
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
             scored = self._bid_single(state, phase, action)
@@ -937,7 +944,7 @@ class Engine:
                 state.to_play[0] = (seat + 2) % NUM_SEATS
             else:
                 self._after_alone_single(state)
-        elif phase == _DISCARD:
+        else:  # the dealer's discard
             state.hand[0, state.dealer.item(0), action] = False
             state.discard[0] = action
             if self.rules.alone_when_naming:
@@ -945,12 +952,7 @@ class Engine:
             else:
                 state.phase[0] = _MAKER_ALONE
                 state.to_play[0] = state.maker[0]
-        else:
-            trick = state.trick_index.item(0)
-            scored = self._play_single(state, seat, trick, action)
-            if seen is not None:
-                seen.played(state, seat, trick, action)
-        if seen is not None and phase != _PLAY:
+        if seen is not None:
             seen.decided(state, phase, seat, action)
         self._update_legal_single(state)
         return self._rewards_single(state) if scored else None
