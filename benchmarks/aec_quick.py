@@ -32,6 +32,7 @@ ROWS = {
 
 
 def main() -> None:
+    """Run every row `--runs` times, taking turns, and print each row's fastest run."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=20, help="runs per row")
     p.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per run")
