@@ -166,6 +166,11 @@ def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndar
     return _mix(base + np.arange(num_games, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
+def game_key(rng: np.random.Generator) -> int:
+    """One deal key: `int(game_keys(rng, 1)[0])`, drawn as a scalar (the same value and draws, faster)."""
+    return int(rng.integers(0, 2**63, dtype=np.uint64))
+
+
 _MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
 _MIX_MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _DEAL_MULTIPLIER = np.uint64(0xD1B54A32D192ED03)
@@ -181,6 +186,19 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x *= _MIX_MULTIPLIERS[1]
     x ^= x >> _MIX_SHIFTS[2]
     return x
+
+
+_MASK64 = 2**64 - 1
+_DEAL_MULTIPLIER_INT = int(_DEAL_MULTIPLIER)
+
+
+def _mix_int(x: int) -> int:
+    """`_mix` of one value, on a Python int (a numpy call per operation costs more for one value)."""
+    x ^= x >> 30
+    x = x * 0xBF58476D1CE4E5B9 & _MASK64
+    x ^= x >> 27
+    x = x * 0x94D049BB133111EB & _MASK64
+    return x ^ (x >> 31)
 
 
 def _seat_bits(seats: np.ndarray) -> np.ndarray:
@@ -233,6 +251,7 @@ class Engine:
         self.action_names = d.action_names()
         self._build_observation_layout()
         self._build_step_tables()
+        self._build_single_tables()
 
     def _build_step_tables(self) -> None:
         """Lookup tables for the legal masks, seat order and the one-game path."""
@@ -797,27 +816,152 @@ class Engine:
 
     # ------------------------------------------------------------------ one game (N = 1)
     # The same transitions as the batched functions above, written on scalars: with one game, a
-    # numpy call per rule costs far more than the rule itself. Rare events (scoring, dealing) still
-    # go through the batched functions. tests/test_engine_properties.py plays games alone and in a
-    # batch and requires every field to match after every step.
+    # numpy call per rule costs far more than the rule itself. Rare events (scoring, a redeal
+    # after a throw-in or a finished hand in longer episodes) still go through the batched functions.
+    # tests/test_engine_properties.py plays games alone and in a batch and requires every field to
+    # match after every step; tests also require `init_one` to equal `init` field by field.
+
+    def _build_single_tables(self) -> None:
+        """Tables the one-game path reads: plain lists (a list index beats numpy's) and lookups by key."""
+        self._rank_list = self.deck.rank.tolist()
+        self._packet_seat_list = PACKET_SEAT.tolist()
+        # (maker's tricks, maker alone, a lone defender) -> (makers' points, defenders' points), from hand_score
+        combos = [(t, alone, lone) for t in range(NUM_TRICKS + 1) for alone in (False, True) for lone in (False, True)]
+        probe = self._empty(len(combos))
+        probe.maker[:] = 0
+        for row, (t, alone, lone) in enumerate(combos):
+            probe.tricks_won[row, 0] = t
+            probe.maker_alone[row] = alone
+            probe.lone_defender[row] = 1 if lone else -1
+        points = self.hand_score(probe, np.arange(len(combos))).tolist()
+        self._hand_score_table = dict(zip(combos, map(tuple, points)))
+        play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[_PLAY]
+        assert not play_rows[:, self.num_cards :].any(), "_update_legal_single expects only cards in play"
+        self._no_extra_bytes = bytes(self.num_actions - self.num_cards)
+        # _follow[trump, led] as one integer (byte i is 1 when card i follows), see _update_legal_single
+        self._follow_int = [[int.from_bytes(row.tobytes(), "little") for row in by_led] for by_led in self._follow]
+        # the four `active` flags of a one-game state, as bytes -> the seats that play as bits (seat s = bit s)
+        self._active_bits_of = {
+            np.array([(bits >> s) & 1 for s in range(NUM_SEATS)], bool).tobytes(): bits for bits in range(1 << NUM_SEATS)
+        }
+
+    def init_one(self, key: int, state: EuchreState | None = None) -> EuchreState:
+        """`init` for one game (N = 1): the same episode for the same key, built on scalars.
+
+        With `state` (a one-game state) its arrays are reset and reused instead of allocating new ones.
+        """
+        if state is None or state.num_games != 1:
+            state = self._empty(1)
+        state.key[0] = key
+        state.deal_count[0] = 0
+        state.score[0] = 0
+        state.rubber_points[0] = 0
+        state.games_won[0] = 0
+        state.hand_number[0] = 0
+        state.hand_points[0] = 0
+        state.thrown_in[0] = False
+        perms = self._permutations_single(key, 0, 3)  # the cut and the deal, one spare for a tied cut
+        used = 1
+        if self.rules.first_dealer != FIRST_DEALER_CUT:
+            dealer = perms[0][0] % NUM_SEATS
+        else:  # as `_first_dealer`: high card deals, tied seats cut again
+            rank = self._rank_list
+            cut = [rank[card] for card in perms[0][:NUM_SEATS]]
+            cutting = [True] * NUM_SEATS
+            for _ in range(MAX_CUTS):
+                cut = [r if cutting[s] else -1 for s, r in enumerate(cut)]
+                best = max(cut)
+                tied = [r == best for r in cut]
+                if tied.count(True) == 1:
+                    dealer = tied.index(True)
+                    break
+                cutting = tied
+                if used == len(perms):
+                    perms += self._permutations_single(key, used, 3)
+                cut = [rank[card] for card in perms[used][:NUM_SEATS]]
+                used += 1
+            else:
+                dealer = cutting.index(True)
+        if used == len(perms):
+            perms += self._permutations_single(key, used, 1)
+        state.deal_count[0] = used + 1
+        state.dealer[0] = dealer
+        self._deal_single(state, dealer, perms[used])
+        return state
+
+    def _permutations_single(self, key: int, count: int, k: int) -> list[list[int]]:
+        """`_permutations` of one key: the deck orders of deal numbers count .. count + k - 1, as lists."""
+        bases = [_mix_int(key ^ ((count + i) * _DEAL_MULTIPLIER_INT & _MASK64)) for i in range(k)]
+        noise = _mix(np.array(bases, np.uint64)[:, None] + self._card_noise)
+        return noise.argsort(axis=1, kind="stable").tolist()
+
+    def _deal_single(self, state: EuchreState, dealer: int, perm: list[int]) -> None:
+        """`_deal` of game 0 from a deck order `perm`, then `_start_hand` and the legal mask."""
+        c = self.num_cards
+        cells = [seat * c + card for seat, card in zip(self._packet_seat_list[dealer], perm)]  # the 20 dealt
+        hand = state.hand[0]
+        hand[:] = False
+        hand.reshape(-1)[cells] = True
+        state.dealt[0] = hand
+        state.upcard[0] = perm[NUM_SEATS * HAND_SIZE]
+        state.phase[0] = _BID_ROUND_1
+        state.to_play[0] = (dealer + 1) % NUM_SEATS
+        state.bids[0] = -1
+        state.num_bids[0] = 0
+        state.trump[0] = -1
+        state.maker[0] = -1
+        state.ordered_up[0] = False
+        state.maker_alone[0] = False
+        state.lone_defender[0] = -1
+        state.defender_asks[0] = 0
+        state.active[0] = True
+        state.picked_up[0] = False
+        state.discard[0] = -1
+        state.trick_cards[0] = -1
+        state.trick_leader[0] = -1
+        state.trick_winner[0] = -1
+        state.card_player[0] = -1
+        state.card_trick[0] = -1
+        state.trick_index[0] = 0
+        state.cards_in_trick[0] = 0
+        state.led_suit[0] = -1
+        state.tricks_won[0] = 0
+        self._update_legal_single(state)
 
     def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
         """`step` for a batch of one game."""
         acts = np.asarray(actions)
         if acts.shape != (1,) or acts.dtype.kind not in "iu":
-            self.check_actions(state, acts)
-        a = int(acts[0])
-        phase = state.phase.item(0)
-        if phase < _HAND_OVER and not (0 <= a < self.num_actions and state.legal[0, a]):
             self.check_actions(state, acts)  # raises with the full message
-        state.hand_points[0] = 0
+        rewards = self.step_one(state, int(acts[0]))
+        return self._zero_rewards.copy() if rewards is None else rewards
+
+    def step_one(
+        self, state: EuchreState, action: int, seen: SeatObservations | None = None
+    ) -> np.ndarray | None:
+        """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody.
+
+        `seen`, the observations kept for this state, is told about the step (see `SeatObservations`).
+        """
+        phase = state.phase.item(0)
+        if phase < _HAND_OVER and not (0 <= action < self.num_actions and state.legal[0, action]):
+            self.check_actions(state, np.array([action]))  # raises with the full message
+        state.hand_points.fill(0)
         if phase >= _HAND_OVER:
-            return self._zero_rewards.copy()
+            return None
+        seat = state.to_play.item(0)
+        if phase == _PLAY:  # most decisions
+            trick = state.trick_index.item(0)
+            scored = self._play_single(state, seat, trick, action)
+            if seen is not None:
+                seen.played(state, seat, trick, action)
+            self._update_legal_single(state)
+            return self._rewards_single(state) if scored else None
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
-            scored = self._bid_single(state, phase, a)
+            scored = self._bid_single(state, phase, action)
         elif phase == _MAKER_ALONE:
-            if a == self.alone_action:
+            if action == self.alone_action:
                 state.maker_alone[0] = True
                 state.active[0, (state.maker.item(0) + 2) % NUM_SEATS] = False
             if self.rules.lone_defender:
@@ -831,8 +975,7 @@ class Engine:
         elif phase == _DEFENDER_ALONE:
             asks = state.defender_asks.item(0) + 1
             state.defender_asks[0] = asks
-            seat = state.to_play.item(0)
-            if a == self.alone_action:
+            if action == self.alone_action:
                 state.lone_defender[0] = seat
                 state.active[0, (seat + 2) % NUM_SEATS] = False
                 self._after_alone_single(state)
@@ -840,20 +983,18 @@ class Engine:
                 state.to_play[0] = (seat + 2) % NUM_SEATS
             else:
                 self._after_alone_single(state)
-        elif phase == _DISCARD:
-            state.hand[0, state.dealer.item(0), a] = False
-            state.discard[0] = a
+        else:  # the dealer's discard
+            state.hand[0, state.dealer.item(0), action] = False
+            state.discard[0] = action
             if self.rules.alone_when_naming:
                 self._start_play_single(state)
             else:
                 state.phase[0] = _MAKER_ALONE
                 state.to_play[0] = state.maker[0]
-        else:
-            scored = self._play_single(state, a)
+        if seen is not None:
+            seen.decided(state, phase, seat, action)
         self._update_legal_single(state)
-        if not scored:
-            return self._zero_rewards.copy()
-        return self._rewards(state, self._row0)
+        return self._rewards_single(state) if scored else None
 
     def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
         """A bid in either round; True if a thrown-in hand ended the episode."""
@@ -910,8 +1051,7 @@ class Engine:
             self._start_play_single(state)
 
     def _active_bits_single(self, state: EuchreState) -> int:
-        a = state.active[0].tolist()
-        return a[0] | a[1] << 1 | a[2] << 2 | a[3] << 3
+        return self._active_bits_of[state.active.tobytes()]
 
     def _start_play_single(self, state: EuchreState) -> None:
         leader = self._next_active_list[self._active_bits_single(state)][state.dealer.item(0)]
@@ -926,10 +1066,8 @@ class Engine:
         state.to_play[0] = leader
         state.trick_leader[0, 0] = leader
 
-    def _play_single(self, state: EuchreState, a: int) -> bool:
-        """Play a card; True if it finished the hand (scored)."""
-        seat = state.to_play.item(0)
-        t = state.trick_index.item(0)
+    def _play_single(self, state: EuchreState, seat: int, t: int, a: int) -> bool:
+        """`seat` plays card `a` to trick `t`; True if it finished the hand (scored)."""
         trump = state.trump.item(0)
         state.hand[0, seat, a] = False
         state.trick_cards[0, t, seat] = a
@@ -959,21 +1097,53 @@ class Engine:
         if t + 1 < NUM_TRICKS:
             state.trick_leader[0, t + 1] = winner
             return False
-        self._end_hand(state, self._row0)
+        self._end_hand_single(state)
         return True
 
+    def _end_hand_single(self, state: EuchreState) -> None:
+        """`_end_hand` of game 0; longer episodes (game over, the next deal) go to `_end_hand` itself."""
+        if self.episode != EPISODE_HAND:
+            self._end_hand(state, self._row0)
+            return
+        maker_team = state.maker.item(0) % 2
+        key = (state.tricks_won.item(maker_team), state.maker_alone.item(0), state.lone_defender.item(0) >= 0)
+        makers, defenders = self._hand_score_table[key]
+        points = (makers, defenders) if maker_team == 0 else (defenders, makers)
+        for team in (0, 1):
+            state.hand_points[0, team] = points[team]
+            state.score[0, team] += points[team]
+            state.rubber_points[0, team] += points[team]
+        state.hand_number[0] += 1
+        state.phase[0] = _HAND_OVER
+        state.to_play[0] = -1
+
+    def _rewards_single(self, state: EuchreState) -> np.ndarray:
+        """`_rewards` of game 0 at the end of a hand; longer episodes go to `_rewards` itself."""
+        if self.episode != EPISODE_HAND:
+            return self._rewards(state, self._row0)
+        points = state.hand_points[0].tolist()
+        margin = points[0] - points[1]
+        if self.reward == REWARD_WIN:
+            margin = (margin > 0) - (margin < 0)
+        return np.array([[margin, -margin, margin, -margin]], np.float32)
+
     def _update_legal_single(self, state: EuchreState) -> None:
-        phase, to_play, dealer = state.phase.item(0), state.to_play.item(0), state.dealer.item(0)
-        legal = state.legal[0]
-        legal[:] = self._legal_table[(phase * self.num_cards + state.upcard.item(0)) * 2 + (to_play == dealer)]
-        if phase == _PLAY:
-            held = state.hand[0, to_play]
+        phase, to_play = state.phase.item(0), state.to_play.item(0)
+        c = self.num_cards
+        if phase == _PLAY:  # the legal table's rows for play allow no action but cards (checked on build)
+            # On bytes, one per card (numpy bools are bytes 0/1): a few numpy calls fewer than on arrays.
+            held = state.hand.tobytes()[to_play * c : (to_play + 1) * c]
             if state.cards_in_trick.item(0):
-                can_follow = held & self._follow[state.trump.item(0), state.led_suit.item(0)]
-                if can_follow.any():
-                    held = can_follow
-            legal[: self.num_cards] = held
-        elif phase == _DISCARD:
+                # the bytes read as one integer: AND keeps the held cards that follow the suit led
+                follow = int.from_bytes(held, "little") & self._follow_int[state.trump.item(0)][state.led_suit.item(0)]
+                if follow:
+                    held = follow.to_bytes(c, "little")
+            memoryview(state.legal).cast("B")[:] = held + self._no_extra_bytes
+            return
+        dealer = state.dealer.item(0)
+        legal = state.legal[0]
+        legal[:] = self._legal_table[(phase * c + state.upcard.item(0)) * 2 + (to_play == dealer)]
+        if phase == _DISCARD:
             legal[: self.num_cards] = state.hand[0, dealer]
             if not self.rules.dealer_may_bury_upcard:
                 legal[state.upcard.item(0)] = False
@@ -1005,6 +1175,7 @@ class Engine:
             offset += width
         self.observation_size = tail + offset
         self._cells = {name: cells.tolist() for name, cells in self.observation_layout.items()}
+        self._hand_cells = slice(0, CARD_CELLS * c, CARD_CELLS)
 
         # One 16-cell record per card code: flags (hand, upcard, own discard) * 41 + play, where play
         # is 0 for an unplayed card, else 1 + (relative seat * 5 + trick) * 2 + (trick is the current one).
@@ -1147,62 +1318,65 @@ class Engine:
         out[:, score_cell + 2] = games[local, team]
         out[:, score_cell + 3] = games[local, 1 - team]
 
-    def _observe_single(self, state: EuchreState, seat: int) -> np.ndarray:
-        """(D,) `observe` of game 0 for one seat: the same encoding, built from scalars."""
+    def _observe_single(self, state: EuchreState, seat: int, buf: np.ndarray | None = None) -> np.ndarray:
+        """(D,) `observe` of game 0: the same encoding, built from scalars (into `buf`, zeros, if given)."""
         cells = self._cells
-        marks = bytearray(self.observation_size)
-        for card, held in enumerate(state.hand[0, seat].tolist()):
-            if held:
-                marks[cells["hand"][card]] = 1
+        if buf is None:
+            buf = np.zeros(self.observation_size, np.float32)
+        out = memoryview(buf)  # one float written through a memoryview costs half of numpy's setitem
+        buf[self._hand_cells] = state.hand[0, seat]
         upcard = state.upcard.item(0)
         if upcard >= 0:
-            marks[cells["upcard"][upcard]] = 1
+            out[cells["upcard"][upcard]] = 1.0
         if state.num_bids.item(0) >= NUM_SEATS and not state.ordered_up.item(0):
-            marks[cells["upcard_turned_down"][0]] = 1
+            out[cells["upcard_turned_down"][0]] = 1.0
         dealer = state.dealer.item(0)
-        marks[cells["dealer"][(dealer - seat) % NUM_SEATS]] = 1
+        out[cells["dealer"][(dealer - seat) % NUM_SEATS]] = 1.0
+        bids = cells["bids"]
         for slot, bid in enumerate(state.bids[0].tolist()):
             if bid >= 0:
                 choice = 0 if bid == self.pass_action else bid - self.first_suit_action + 1
-                marks[cells["bids"][slot * (1 + NUM_SUITS) + choice]] = 1
+                out[bids[slot * (1 + NUM_SUITS) + choice]] = 1.0
         trump = state.trump.item(0)
         if trump >= 0:
             maker = (state.maker.item(0) - seat) % NUM_SEATS
-            marks[cells["trump"][trump]] = 1
-            marks[cells["maker"][maker]] = 1
+            out[cells["trump"][trump]] = 1.0
+            out[cells["maker"][maker]] = 1.0
             if state.maker_alone.item(0):
-                marks[cells["alone"][maker]] = 1
+                out[cells["alone"][maker]] = 1.0
         lone_def = state.lone_defender.item(0)
         if lone_def >= 0:
-            marks[cells["alone"][(lone_def - seat) % NUM_SEATS]] = 1
+            out[cells["alone"][(lone_def - seat) % NUM_SEATS]] = 1.0
         active = state.active[0].tolist()
         for k in range(NUM_SEATS):
             if not active[(seat + k) % NUM_SEATS]:
-                marks[cells["sitting_out"][k]] = 1
+                out[cells["sitting_out"][k]] = 1.0
         discard = state.discard.item(0)
         if discard >= 0 and dealer == seat:
-            marks[cells["own_discard"][discard]] = 1
+            out[cells["own_discard"][discard]] = 1.0
         phase = state.phase.item(0)
         if phase < NUM_DECISION_PHASES:
-            marks[cells["phase"][phase]] = 1
+            out[cells["phase"][phase]] = 1.0
+        # The cards played, read from the tricks: trick_cards[t][player] == card exactly when
+        # card_player[card] == player and card_trick[card] == t, the fields `_observe_rows` reads.
         c = self.num_cards
         current = state.trick_index.item(0)
-        by, in_trick, now = cells["played_by"], cells["played_in_trick"], cells["current_trick"]
-        for card, (player, trick) in enumerate(zip(state.card_player[0].tolist(), state.card_trick[0].tolist())):
-            if player >= 0:
-                rel = (player - seat) % NUM_SEATS
-                marks[by[card * NUM_SEATS + rel]] = 1
-                marks[in_trick[card * NUM_TRICKS + trick]] = 1
-                if trick == current:
-                    marks[now[rel * c + card]] = 1
-        for t, leader in enumerate(state.trick_leader[0].tolist()):
-            if leader >= 0:
-                marks[cells["trick_leader"][t * NUM_SEATS + (leader - seat) % NUM_SEATS]] = 1
+        by, in_trick, now, led = cells["played_by"], cells["played_in_trick"], cells["current_trick"], cells["trick_leader"]
+        leaders = state.trick_leader[0].tolist()
+        for t, cards in enumerate(state.trick_cards[0, : current + 1].tolist()):  # later tricks are empty
+            if leaders[t] >= 0:
+                out[led[t * NUM_SEATS + (leaders[t] - seat) % NUM_SEATS]] = 1.0
+            for player, card in enumerate(cards):
+                if card >= 0:
+                    rel = (player - seat) % NUM_SEATS
+                    out[by[card * NUM_SEATS + rel]] = 1.0
+                    out[in_trick[card * NUM_TRICKS + t]] = 1.0
+                    if t == current:
+                        out[now[rel * c + card]] = 1.0
         team = seat % 2
         won = state.tricks_won[0].tolist()
-        marks[cells["tricks_won"][won[team]]] = 1
-        marks[cells["tricks_won"][NUM_TRICKS + 1 + won[1 - team]]] = 1
-        buf = np.frombuffer(marks, np.uint8).astype(np.float32)
+        out[cells["tricks_won"][won[team]]] = 1.0
+        out[cells["tricks_won"][NUM_TRICKS + 1 + won[1 - team]]] = 1.0
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
             score = state.score[0].tolist()
@@ -1213,3 +1387,137 @@ class Engine:
                 buf[cells["games_won"][0]] = games[team]
                 buf[cells["games_won"][1]] = games[1 - team]
         return buf
+
+
+class SeatObservations:
+    """The observations of one game (N = 1) for the AEC env, kept current through the decisions of a hand.
+
+    An AEC env observes after every decision. Building an observation from the state
+    (`Engine._observe_single`) reads every field, while a card played changes only a few marks.
+    So this object keeps one source vector and `Engine.step_one` tells it about each decision (a
+    card played, a bid, an alone call, a discard), whose few marks it updates; a new deal clears it
+    (it is rebuilt when next asked for).
+    The source is seat 0's observation followed by every seat's private blocks (its hand, the card
+    it buried); a seat's observation is one gather from it (`_relabel`): seat 0's cells with the
+    seats relabelled to that seat's view, and that seat's private blocks (seat 0's own hand and
+    buried-card cells in the first part are never read).
+    Whoever holds it must pass it to every `step_one` of that state and `clear()` it when the state
+    changes otherwise (a reset). tests/test_env_api.py checks every seat's observation against the
+    batched encoder after every step.
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        c, size = engine.num_cards, engine.observation_size
+        self._hands = size
+        """Offset of the private blocks in the source: 4 hands, then 4 buried-card blocks, C cells each."""
+        self._source_size = size + 2 * NUM_SEATS * c
+        self._source: np.ndarray | None = None
+        self._view: memoryview | None = None
+        """A memoryview of _source: writing one float through it is cheaper than numpy's setitem."""
+        self._relabel = [self._relabelling(seat) for seat in range(NUM_SEATS)]
+
+    def _relabelling(self, seat: int) -> np.ndarray:
+        """Cells of the source that make `seat`'s observation: obs[i] = source[relabel[i]]."""
+        e = self.engine
+        lay, c = e.observation_layout, e.num_cards
+        index = np.arange(e.observation_size, dtype=np.intp)
+        cards = np.arange(c)
+        index[lay["hand"]] = self._hands + seat * c + cards
+        index[lay["own_discard"]] = self._hands + (NUM_SEATS + seat) * c + cards
+        absolute = (np.arange(NUM_SEATS) + seat) % NUM_SEATS  # `seat`'s relative seat r is seat 0's r + seat
+        for name in ("dealer", "maker", "alone", "sitting_out"):
+            index[lay[name]] = lay[name][absolute]
+        index[lay["played_by"]] = lay["played_by"].reshape(c, NUM_SEATS)[:, absolute].reshape(-1)
+        index[lay["current_trick"]] = lay["current_trick"].reshape(NUM_SEATS, c)[absolute].reshape(-1)
+        index[lay["trick_leader"]] = lay["trick_leader"].reshape(NUM_TRICKS, NUM_SEATS)[:, absolute].reshape(-1)
+        if seat % 2:  # its side is seat 0's other side
+            for name, size in (("tricks_won", NUM_TRICKS + 1), ("score", 1), ("games_won", 1)):
+                index[lay[name]] = np.roll(index[lay[name]], size)
+        return index
+
+    def clear(self) -> None:
+        """Forget the observations: a new deal, or a state changed other than through `step_one`."""
+        self._source = self._view = None
+
+    def get(self, state: EuchreState, seat: int) -> np.ndarray:
+        """`seat`'s observation of the state, as a new array."""
+        if self._source is None:
+            e, c, hands = self.engine, self.engine.num_cards, self._hands
+            source = np.zeros(self._source_size, np.float32)
+            e._observe_single(state, 0, source[:hands])
+            source[hands : hands + NUM_SEATS * c] = state.hand[0].reshape(-1)
+            discard = state.discard.item(0)
+            if discard >= 0:
+                source[hands + (NUM_SEATS + state.dealer.item(0)) * c + discard] = 1.0
+            self._source, self._view = source, memoryview(source)
+        return self._source.take(self._relabel[seat])
+
+    def decided(self, state: EuchreState, phase: int, seat: int, action: int) -> None:
+        """`seat` chose `action` (a bid, an alone call or a discard) in `phase`; the state is the one after."""
+        view = self._view
+        if view is None:
+            return
+        after = state.phase.item(0)
+        if after >= _HAND_OVER or (phase == _BID_ROUND_2 and after == _BID_ROUND_1):  # thrown in, maybe redealt
+            self.clear()
+            return
+        e = self.engine
+        cells, c, hands = e._cells, e.num_cards, self._hands
+        view[cells["phase"][phase]] = 0.0
+        view[cells["phase"][after]] = 1.0
+        if phase <= _BID_ROUND_2:
+            slot = (state.num_bids.item(0) - 1) * (1 + NUM_SUITS)
+            if action == e.pass_action:
+                view[cells["bids"][slot]] = 1.0
+                if state.num_bids.item(0) >= NUM_SEATS:  # round one was passed out: the upcard is turned down
+                    view[cells["upcard_turned_down"][0]] = 1.0
+            else:
+                view[cells["bids"][slot + 1 + action - e.first_suit_action]] = 1.0
+                view[cells["trump"][state.trump.item(0)]] = 1.0
+                view[cells["maker"][seat]] = 1.0
+        elif phase == _DISCARD:
+            dealer = state.dealer.item(0)
+            view[hands + dealer * c + action] = 0.0
+            view[hands + (NUM_SEATS + dealer) * c + action] = 1.0
+        elif action == e.alone_action:  # the maker or a defender goes alone; the partner sits out
+            view[cells["alone"][seat]] = 1.0
+            view[cells["sitting_out"][(seat + 2) % NUM_SEATS]] = 1.0
+        if after == _DISCARD:  # the dealer has just picked the upcard up
+            view[hands + state.dealer.item(0) * c + state.upcard.item(0)] = 1.0
+        elif after == _PLAY:
+            view[cells["trick_leader"][state.trick_leader.item(0)]] = 1.0
+
+    def played(self, state: EuchreState, seat: int, trick: int, card: int) -> None:
+        """`seat` has played `card` to `trick` (the state is the one after the play)."""
+        view = self._view
+        if view is None:
+            return
+        phase = state.phase.item(0)
+        if phase != _PLAY and phase != _HAND_OVER:  # a new deal (longer episodes), or the game is over
+            self.clear()
+            return
+        e = self.engine
+        cells = e._cells
+        c = e.num_cards
+        if phase == _HAND_OVER:  # the last card of a one-hand episode: no decision is asked any more
+            view[cells["phase"][_PLAY]] = 0.0
+        view[cells["played_by"][card * NUM_SEATS + seat]] = 1.0
+        view[cells["played_in_trick"][card * NUM_TRICKS + trick]] = 1.0
+        view[self._hands + seat * c + card] = 0.0
+        current = cells["current_trick"]
+        if state.trick_index.item(0) == trick:
+            view[current[seat * c + card]] = 1.0
+            return
+        # The trick is won: the current trick is the next, empty one, led by the winner.
+        for player, played in enumerate(state.trick_cards[0, trick].tolist()):
+            if played >= 0:
+                view[current[player * c + played]] = 0.0
+        winner = state.trick_winner.item(trick)
+        if trick + 1 < NUM_TRICKS:
+            view[cells["trick_leader"][(trick + 1) * NUM_SEATS + winner]] = 1.0
+        won_cells = cells["tricks_won"]
+        for side, won in enumerate(state.tricks_won[0].tolist()):
+            block = side * (NUM_TRICKS + 1)
+            view[won_cells[block + won - (side == winner % 2)]] = 0.0  # the count before this trick
+            view[won_cells[block + won]] = 1.0

@@ -61,8 +61,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from euchre_env import _wrappers
 from euchre_env.cards import NUM_SEATS, SUIT_NAMES, SUIT_SYMBOLS
 from euchre_env.engine import (
     EPISODE_GAME,
@@ -70,6 +70,8 @@ from euchre_env.engine import (
     Engine,
     EuchreState,
     Phase,
+    SeatObservations,
+    game_key,
     game_keys,
 )
 from euchre_env.rules import Rules
@@ -80,10 +82,13 @@ SEAT_NAMES = ("South", "West", "North", "East")
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment with PettingZoo's standard wrappers (order enforcing, bounds checks)."""
+    """The AEC environment with PettingZoo's standard wrappers (order enforcing, bounds checks).
+
+    The wrappers are subclasses of PettingZoo's with faster per-decision paths (see `_wrappers`).
+    """
     e = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _wrappers.AssertOutOfBounds(e)
+    e = _wrappers.OrderEnforcing(e)
     return e
 
 
@@ -119,9 +124,11 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in AGENTS}
         self.state_: EuchreState | None = None
         self._key_rng = np.random.default_rng()
-        self._seat_rows = [np.array([seat]) for seat in range(NUM_SEATS)]
-        self._observed: list[tuple[np.ndarray, np.ndarray] | None] = [None] * NUM_SEATS
-        """Per seat, the observation and mask of the current state (cleared by step and reset)."""
+        self._seat_of = {a: seat for seat, a in enumerate(AGENTS)}
+        self._seen = SeatObservations(self.engine)
+        """The seats' observations of state_, kept by the engine through step_one; cleared by reset."""
+        self._paid = False
+        """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The (shared, cached) observation space."""
@@ -136,27 +143,29 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode: a random deal from `seed`, or the exact deal in `options["deal"]`."""
         rng = np.random.default_rng(seed) if seed is not None else self._key_rng
-        rng_state = rng.bit_generator.state
-        key = game_keys(rng, 1)
         deal = (options or {}).get("deal")
         if deal is not None:
+            rng_state = rng.bit_generator.state
+            key = game_keys(rng, 1)
             try:
                 state = self._state_from_deal(deal, int(key[0]))
             except DealError:
                 rng.bit_generator.state = rng_state  # a rejected deal leaves the env as it was
                 raise
         else:
-            state = self.engine.init(key)
+            # The previous episode's arrays are reused: state_ is updated in place, as steps do.
+            state = self.engine.init_one(game_key(rng), self.state_)
         self._key_rng = rng
         self.state_ = state
-        self._observed = [None] * NUM_SEATS
+        self._seen.clear()
+        self._paid = False
         self.agents = list(AGENTS)
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[int(state.to_play[0])]
+        self.agent_selection = AGENTS[state.to_play.item(0)]
 
     def _state_from_deal(self, deal: Any, key: int) -> EuchreState:
         if not isinstance(deal, dict) or set(deal) != {"dealer", "hands", "upcard"}:
@@ -181,15 +190,14 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's information state and its action mask (all zeros unless it is to act)."""
-        seat = AGENTS.index(agent)
-        seen = self._observed[seat]
-        if seen is None:
-            obs = self.engine.observe(self.state_, self._seat_rows[seat])[0]
+        seat = self._seat_of[agent]
+        state = self.state_
+        if state.phase.item(0) < _HAND_OVER and state.to_play.item(0) == seat:
+            mask = state.legal[0].astype(np.int8)
+        else:
             mask = np.zeros(self.engine.num_actions, np.int8)
-            if self.state_.phase.item(0) < _HAND_OVER and self.state_.to_play.item(0) == seat:
-                mask[:] = self.state_.legal[0]
-            self._observed[seat] = seen = (obs, mask)
-        return {"observation": seen[0].copy(), "action_mask": seen[1].copy()}
+        # Both arrays are new: what a caller holds never changes under it.
+        return {"observation": self._seen.get(state, seat), "action_mask": mask}
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
@@ -197,16 +205,21 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        rewards = self.engine.step(self.state_, np.array([int(action)]))[0]
-        self._observed = [None] * NUM_SEATS
+        state = self.state_
+        rewards = self.engine.step_one(state, int(action), self._seen)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(AGENTS, rewards.tolist()))
-        self._accumulate_rewards()
-        if self.state_.phase.item(0) >= _HAND_OVER:
-            self.terminations = {a: True for a in AGENTS}
-            self.infos = {a: {"score": self.state_.score[0].tolist()} for a in AGENTS}
+        if rewards is not None:
+            self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
+            self._accumulate_rewards()
+            self._paid = True
+        elif self._paid:  # nobody is paid this step: clear what the last step paid
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            self._paid = False
+        if state.phase.item(0) >= _HAND_OVER:
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.infos = {a: {"score": state.score[0].tolist()} for a in AGENTS}
         else:
-            self.agent_selection = AGENTS[int(self.state_.to_play[0])]
+            self.agent_selection = AGENTS[state.to_play.item(0)]
         if self.render_mode == "human":
             self.render()
 

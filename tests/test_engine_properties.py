@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import SMALL_VARIANTS, random_actions, random_play
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
-from euchre_env.engine import Engine, EuchreState, Phase, game_keys
+from euchre_env.engine import Engine, EuchreState, Phase, game_key, game_keys
 from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER, Rules
 
 FEW = settings(max_examples=2, deadline=None, database=None, derandomize=True)
@@ -397,3 +397,32 @@ def test_observations_do_not_depend_on_cards_the_observer_cannot_see(rules):
                     np.testing.assert_array_equal(mask_a, mask_b)
             break
     assert distinct_worlds >= 15
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(deck=32, joker=True), Rules(first_dealer="random"), Rules.openspiel()],
+    ids=["default", "deck32_joker", "random_first_dealer", "openspiel"],
+)
+def test_init_one_starts_the_same_episode_as_init_even_in_a_used_state(rules):
+    engine = Engine(rules, episode="game")
+    keys = game_keys(7, 400)
+    batch = engine.init(keys)
+    rng = np.random.default_rng(7)
+    used = engine.init_one(int(keys[0]))
+    for _ in range(30):  # dirty every field: bids, tricks, scores
+        engine.step(used, random_actions(used, rng))
+    recuts = 0
+    for g in range(keys.size):
+        one = engine.init_one(int(keys[g]), used if g % 2 else None)
+        assert one is used or g % 2 == 0
+        recuts += int(one.deal_count[0]) > 2
+        for field, value in vars(one).items():
+            assert np.array_equal(value[0], getattr(batch, field)[g]), f"game {g}: {field}"
+    assert recuts > 0 or rules.first_dealer == "random"  # tied cuts were exercised
+
+
+def test_game_key_draws_the_key_game_keys_draws():
+    one, batch = np.random.default_rng(3), np.random.default_rng(3)
+    assert [game_key(one) for _ in range(2000)] == [int(game_keys(batch, 1)[0]) for _ in range(2000)]
+    assert one.bit_generator.state == batch.bit_generator.state

@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test
 
 from conftest import MARCH, MARCH_SCRIPT, deal, make_env, play, start
 from euchre_env import euchre_v0
-from euchre_env.engine import DealError, IllegalActionError
+from euchre_env.engine import DealError, EuchreState, IllegalActionError
 from euchre_env.rules import Rules
 
 API_CONFIGS = {
@@ -385,3 +385,72 @@ def test_random_game_rewards_add_up_to_the_final_score_margin():
         assert max(score) >= 10
         assert totals["player_0"] == totals["player_2"] == score[0] - score[1] == -totals["player_1"]
 
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["default", "joker", "lone_defenders", "left_of_lone_player", "stick_off", "openspiel", "rubber", "hand",
+     "hand_stick_off"],
+)
+@pytest.mark.parametrize("watch", ["every seat", "the seat to act"])
+def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
+    env = euchre_v0.raw_env(**API_CONFIGS[name])
+    engine = env.engine
+    rng = np.random.default_rng(11)
+    for episode in range(12 if name.startswith("hand") else 3):
+        env.reset(seed=episode)
+        key = int(env.state_.key[0])
+        assert all(np.array_equal(v, getattr(engine.init(np.array([key, key])), f)[:1])
+                   for f, v in vars(env.state_).items()), "the env deals as the batched engine does"
+        held = []
+        for _ in range(60):
+            pair = EuchreState(**{f: np.concatenate([v, v]) for f, v in vars(env.state_).items()})
+            for seat, agent in enumerate(env.possible_agents):
+                if watch != "every seat" and agent != env.agent_selection:
+                    continue
+                obs = env.observe(agent)
+                batched = engine.observe(pair, np.array([seat, (seat + 1) % 4]))[0]  # N = 2: the batched encoder
+                assert np.array_equal(obs["observation"], batched), f"{agent} observation"
+                mask = pair.legal[0] if agent == env.agent_selection else np.zeros_like(pair.legal[0])
+                assert np.array_equal(obs["action_mask"], mask.astype(np.int8)), f"{agent} mask"
+                held.append((obs, {k: v.copy() for k, v in obs.items()}))
+            if all(env.terminations.values()):
+                break
+            env.step(int(rng.choice(np.flatnonzero(env.state_.legal[0]))))
+        for obs, copy_then in held:  # what was returned never changes under its holder
+            assert all(np.array_equal(obs[k], copy_then[k]) for k in obs)
+
+
+def test_env_keeps_pettingzoos_wrapper_classes_and_their_checks():
+    from pettingzoo.utils import wrappers
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    env = euchre_v0.env(episode="hand")
+    assert isinstance(env, wrappers.OrderEnforcingWrapper) and isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
+    assert str(env) == str(env.unwrapped)
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        env.last()
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset(options=deal(*MARCH))
+    hearts, pass_ = env.unwrapped.action_id("hearts"), env.unwrapped.action_id("pass")
+    for bad in (31, -1, 2.0, "24", np.uint64(pass_), None):
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(bad)
+    env.step(np.int64(pass_))  # numpy integers the space holds are accepted
+    env.step(np.int8(pass_))
+    assert env.agent_selection == "player_2"
+    env.reset(options=deal(*MARCH))
+    env.step(hearts)
+    obs, reward, terminated, truncated, info = env.last()
+    assert env.agent_selection == "player_0" and not terminated and reward == 0.0 and info == {}
+    assert np.array_equal(obs["action_mask"], env.observe("player_0")["action_mask"])
+    for _, _, action in MARCH_SCRIPT[1:]:
+        env.step(env.unwrapped.action_id(action))
+    for agent in env.agent_iter():
+        assert env.last()[2]
+        env.step(None)
+    assert not env.agents
+    EnvLogger.flush()
+    env.step(None)  # every agent is done: the standard warning, and nothing else happens
+    assert any("step() called after all agents are terminated" in m for m in EnvLogger.mqueue)

@@ -1,0 +1,49 @@
+"""The AEC rows of throughput.py alone, as the best of many short runs (steady on a busy machine).
+
+    python benchmarks/aec_quick.py               # 20 runs of 0.25 s CPU time per row
+    python benchmarks/aec_quick.py --runs 40 --seconds 0.5
+
+Rows: `euchre_v0.env()`, `euchre_v0.raw_env()`, PettingZoo's standard wrappers around a no-op env,
+and env()'s wrappers around the same no-op env. Each run is `throughput.bench_aec` (last + step,
+reset after each hand, Rules.openspiel()); the rows take turns so that a burst of other work on
+the machine slows every row alike, and the fastest run of each row is reported.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+from throughput import bench_aec, wrapper_floor_env  # noqa: E402
+
+from euchre_env import Rules, euchre_v0  # noqa: E402
+
+ROWS = {
+    "AEC euchre_v0.env()": lambda: euchre_v0.env(rules=Rules.openspiel(), episode="hand"),
+    "AEC euchre_v0.raw_env()": lambda: euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"),
+    "PettingZoo wrappers around a no-op env": wrapper_floor_env,
+    "env()'s wrappers around a no-op env": lambda: wrapper_floor_env(fast=True),
+}
+
+
+def main() -> None:
+    """Run every row `--runs` times, taking turns, and print each row's fastest run."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=20, help="runs per row")
+    p.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per run")
+    args = p.parse_args()
+    best = dict.fromkeys(ROWS, 0.0)
+    for run in range(args.runs):
+        for name, make in ROWS.items():
+            best[name] = max(best[name], bench_aec(make(), args.seconds, time.process_time, run))
+    for name, rate in best.items():
+        print(f"{name:40s} {rate:10,.0f} decisions/s  {1e6 / rate:7.2f} us/decision")
+
+
+if __name__ == "__main__":
+    main()
