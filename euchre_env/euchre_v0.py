@@ -35,8 +35,8 @@ information state, from its own seat (relative seats: 0 self, 1 left, 2 partner,
 the upcard and whether it was turned down, the dealer, every bid in order, trump, maker, who went alone
 and who sits out, its own discard if it is the dealer, the decision being asked, every card played with
 who played it and in which trick, the current trick, each trick's leader, tricks won per team and, in
-game and rubber episodes, the score (and games won). Nothing it could not know. Block offsets are in
-`env.unwrapped.engine.observation_layout`.
+game and rubber episodes, the score (and games won). Nothing it could not know. The cells of each
+feature are in `env.unwrapped.engine.observation_layout` (the README draws the layout).
 
 ### Legal Actions Mask
 `action_mask[a] == 1` exactly for the legal actions of the agent to act; all zeros for every other
@@ -51,7 +51,8 @@ An illegal action raises `IllegalActionError` naming it and the legal ones; the 
 always get the same reward and the two teams' rewards sum to zero. `reward="win"`: +1/-1 at the end.
 
 ### Version History
-* v0: first release.
+* v0: first release. (Before the first release the observation's cells were reordered, 16 per card;
+  checkpoints saved with the earlier order still load, see `agents.ppo`.)
 """
 
 from __future__ import annotations
