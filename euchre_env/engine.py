@@ -1188,7 +1188,8 @@ class Engine:
             records[:, play, 3 + rel] = 1
             records[:, play, 7 + trick] = 1
             records[:, play, 12 + rel] = current
-        self._card_records = records.reshape(-1, CARD_CELLS).view(np.complex128)[:, 0].copy()  # 16 bytes each
+        # as 16-bit patterns, little-endian: bit k of a card's pattern is its cell k
+        self._card_records = np.packbits(records.reshape(-1, CARD_CELLS), axis=1, bitorder="little").view("<u2")[:, 0].copy()
         self._card_ids = np.arange(c, dtype=np.int16)
 
         # The per-hand features are bits of two 64-bit words per game; bit b is tail cell b.
@@ -1219,7 +1220,7 @@ class Engine:
         self._bid_slot_base = (np.arange(MAX_BIDS) * (self.num_actions + 1) + 1).astype(np.intp)
         self._leader_base = (np.arange(NUM_TRICKS) * (NUM_SEATS + 1) * NUM_SEATS).astype(np.intp)
         self._tail_bit_cells = off["score"]
-        self._marks_cache: dict[int, np.ndarray] = {}
+        self._packed_cache: dict[int, np.ndarray] = {}
         assert self._tail_bit_cells <= 128 and off["bids"] + (1 + NUM_SUITS) * MAX_BIDS == self._tail_bit_cells
 
     def observe(self, state: EuchreState, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -1271,7 +1272,11 @@ class Engine:
         play += trick == state.trick_index[sl, None]
         play *= player >= 0
         code += play
-        records = np.take(self._card_records, code, mode="clip")
+        # the whole observation as one bit string: the card patterns, then the two tail words
+        packed = self._packed_cache.get(m)
+        if packed is None:
+            packed = self._packed_cache[m] = np.empty((m, 2 * c + 16), np.uint8)
+        packed[:, : 2 * c] = np.take(self._card_records, code, mode="clip").view(np.uint8)
 
         # per-hand features: two 64-bit words of bits
         word = self._dealer_bits[state.dealer[sl] * NUM_SEATS + seat_index]
@@ -1292,18 +1297,14 @@ class Engine:
         leader += seat_index[:, None]
         word |= self._leader_bits[leader].sum(axis=1)
         bids = self._bid_bits[state.bids[sl] + self._bid_slot_base].sum(axis=1)
-        words = np.empty((m, 2), "<u8")  # bit b of the pair is tail cell b on any byte order
+        words = packed[:, 2 * c :].view("<u8")  # bit b of the pair is tail cell b on any byte order
         words[:, 0] = word | bids << np.uint64(self._tail_offset["bids"])
         words[:, 1] = bids >> np.uint64(64 - self._tail_offset["bids"])
-        bits = np.unpackbits(words.view(np.uint8), axis=1, count=self._tail_bit_cells, bitorder="little")
+        # cells past the bids (score, games won) unpack from the words' zero high bits
+        marks = np.unpackbits(packed, axis=1, count=self.observation_size, bitorder="little")
 
-        # assembled as bytes, then converted to float32 in one contiguous pass
-        marks = self._marks_cache.get(m)
-        if marks is None:
-            marks = self._marks_cache[m] = np.zeros((m, self.observation_size), np.uint8)
+        # converted to float32 in one contiguous pass
         tail = self._tail_start
-        marks[:, :tail] = records.view(np.uint8).reshape(m, tail)
-        marks[:, tail : tail + self._tail_bit_cells] = bits  # the score cells after them stay 0
         out = buf[sl]
         np.copyto(out, marks)
         if self.episode == EPISODE_HAND:
