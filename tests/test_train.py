@@ -138,7 +138,7 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
 
 
 def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
-    from agents.ppo import check_compatible, load_checkpoint
+    from agents.ppo import check_compatible, export_policy, load_checkpoint
 
     checkpoint = load_checkpoint(str(tiny_run / "checkpoints" / "latest.pt"))
     engine = Engine()
@@ -162,6 +162,11 @@ def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resu
     check_compatible(moved, engine, "moved")
     with pytest.raises(CheckpointMismatchError, match="observation blocks at other positions"):
         check_compatible(moved, engine, "moved", same_positions=True)
+    export_policy(str(tmp_path / "moved.pt"), str(tmp_path / "exported.pt"))  # rewritten in this layout
+    exported = load_checkpoint(str(tmp_path / "exported.pt"))
+    check_compatible(exported, engine, "exported", same_positions=True)
+    played = make_agent(f"ppo:{tmp_path / 'exported.pt'}", engine).act(obs, state.legal)
+    np.testing.assert_array_equal(played, make_agent(f"ppo:{tiny_run / 'checkpoints' / 'latest.pt'}", engine).act(obs, state.legal))
     moved["observation"]["observation_layout"] = old_layout[1:] + [["extra", start, start + 3]]
     with pytest.raises(CheckpointMismatchError, match=r"observation blocks of another width: .*extra \(checkpoint 3, here None\)"):
         check_compatible(moved, engine, "moved")
