@@ -1190,7 +1190,6 @@ class Engine:
             records[:, play, 12 + rel] = current
         # as 16-bit patterns, little-endian: bit k of a card's pattern is its cell k
         self._card_records = np.packbits(records.reshape(-1, CARD_CELLS), axis=1, bitorder="little").view("<u2")[:, 0].copy()
-        self._card_ids = np.arange(c, dtype=np.int16)
 
         # The per-hand features are bits of two 64-bit words per game; bit b is tail cell b.
         off = self._tail_offset
