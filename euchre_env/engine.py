@@ -179,12 +179,14 @@ class OneGame:
     def read(self, state: EuchreState, row: int = 0) -> None:
         """Take every field from `row` of a batched state."""
         for name in _SCALAR_FIELDS:
-            setattr(self, name, getattr(state, name)[row].item())
+            setattr(self, name, getattr(state, name).item(row))
         for name in _LIST_FIELDS:
             setattr(self, name, getattr(state, name)[row].tolist())
-        self.hand = [int.from_bytes(cards.tobytes(), "little") for cards in state.hand[row]]
-        self.dealt = [int.from_bytes(cards.tobytes(), "little") for cards in state.dealt[row]]
-        self.active = sum(1 << seat for seat in range(NUM_SEATS) if state.active[row, seat])
+        c = state.hand.shape[2]
+        for name in ("hand", "dealt"):
+            held = getattr(state, name)[row].tobytes()
+            setattr(self, name, [int.from_bytes(held[seat * c : (seat + 1) * c], "little") for seat in range(NUM_SEATS)])
+        self.active = int.from_bytes(state.active[row].tobytes(), "little") * 0x01020408 >> 24 & _ALL_SEATS
         self.legal = state.legal[row].tobytes()
 
     def write(self, state: EuchreState, row: int = 0) -> None:

@@ -138,7 +138,8 @@ class raw_env(AECEnv):
 
     @property
     def state_(self) -> EuchreState | None:
-        """The game as a one-row `EuchreState` (the same arrays each time, rewritten after a change)."""
+        """The game as a one-row `EuchreState`, written when read after a change (the same arrays each time:
+        one held across a step shows the game as it was until `state_` is read again)."""
         if self._game is None:
             return None
         if not self._synced:
