@@ -154,6 +154,62 @@ class EuchreState:
         return self.phase >= _HAND_OVER
 
 
+_ALL_SEATS = (1 << NUM_SEATS) - 1
+"""`active` of a `OneGame` in which every seat plays."""
+
+
+class OneGame:
+    """One game's state as plain Python values: the one-game path's `EuchreState` (see `Engine.step_one`).
+
+    Every field of `EuchreState`, for one row, under the same name and with the same values, except
+    in form: a hand (`hand[seat]`, `dealt[seat]`) is an int whose byte k is 1 when card k is held (the
+    bytes of a bool row), `active` is an int with bit s set when seat s plays, `legal` is the mask as
+    bytes (0/1), and the (5, 4)/(5,)/(C,)/(2,) arrays are lists.
+    """
+
+    __slots__ = tuple(f.name for f in dataclasses.fields(EuchreState))
+
+    @classmethod
+    def from_state(cls, state: EuchreState, row: int = 0) -> "OneGame":
+        """The game in `row` of a batched state."""
+        game = cls()
+        game.read(state, row)
+        return game
+
+    def read(self, state: EuchreState, row: int = 0) -> None:
+        """Take every field from `row` of a batched state."""
+        for name in _SCALAR_FIELDS:
+            setattr(self, name, getattr(state, name).item(row))
+        for name in _LIST_FIELDS:
+            setattr(self, name, getattr(state, name)[row].tolist())
+        c = state.hand.shape[2]
+        for name in ("hand", "dealt"):
+            held = getattr(state, name)[row].tobytes()
+            setattr(self, name, [int.from_bytes(held[seat * c : (seat + 1) * c], "little") for seat in range(NUM_SEATS)])
+        self.active = int.from_bytes(state.active[row].tobytes(), "little") * 0x01020408 >> 24 & _ALL_SEATS
+        self.legal = state.legal[row].tobytes()
+
+    def write(self, state: EuchreState, row: int = 0) -> None:
+        """Put every field into `row` of a batched state (same number of cards and actions)."""
+        for name in _SCALAR_FIELDS + _LIST_FIELDS:
+            getattr(state, name)[row] = getattr(self, name)
+        c = state.hand.shape[2]
+        for name in ("hand", "dealt"):
+            held = b"".join(cards.to_bytes(c, "little") for cards in getattr(self, name))
+            getattr(state, name)[row] = np.frombuffer(held, bool).reshape(NUM_SEATS, c)
+        state.active[row] = [self.active >> seat & 1 for seat in range(NUM_SEATS)]
+        state.legal[row] = np.frombuffer(self.legal, bool)
+
+
+_LIST_FIELDS = (
+    "bids", "trick_cards", "trick_leader", "trick_winner", "card_player", "card_trick",
+    "tricks_won", "hand_points", "score", "rubber_points", "games_won",
+)
+_SCALAR_FIELDS = tuple(
+    name for name in OneGame.__slots__ if name not in _LIST_FIELDS + ("hand", "dealt", "active", "legal")
+)
+
+
 def game_keys(seed: int | np.random.Generator | None, num_games: int) -> np.ndarray:
     """Deal keys for `num_games` games: game i's key depends only on (seed, i) for an int seed."""
     if isinstance(seed, np.random.Generator):
@@ -815,14 +871,16 @@ class Engine:
         return out
 
     # ------------------------------------------------------------------ one game (N = 1)
-    # The same transitions as the batched functions above, written on scalars: with one game, a
-    # numpy call per rule costs far more than the rule itself. Rare events (scoring, a redeal
-    # after a throw-in or a finished hand in longer episodes) still go through the batched functions.
-    # tests/test_engine_properties.py plays games alone and in a batch and requires every field to
-    # match after every step; tests also require `init_one` to equal `init` field by field.
+    # The same transitions as the batched functions above, written on a `OneGame` of plain Python
+    # values: with one game, a numpy call per rule costs far more than the rule itself. Rare events
+    # (the end of a hand in game and rubber episodes, with the next deal) go through the batched
+    # functions on a one-row scratch state. tests/test_engine_properties.py plays games alone and in
+    # a batch and requires every field to match after every step; tests also require `init_one` to
+    # equal `init` field by field.
 
     def _build_single_tables(self) -> None:
         """Tables the one-game path reads: plain lists (a list index beats numpy's) and lookups by key."""
+        c = self.num_cards
         self._rank_list = self.deck.rank.tolist()
         self._packet_seat_list = PACKET_SEAT.tolist()
         # (maker's tricks, maker alone, a lone defender) -> (makers' points, defenders' points), from hand_score
@@ -835,31 +893,33 @@ class Engine:
             probe.lone_defender[row] = 1 if lone else -1
         points = self.hand_score(probe, np.arange(len(combos))).tolist()
         self._hand_score_table = dict(zip(combos, map(tuple, points)))
-        play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[_PLAY]
-        assert not play_rows[:, self.num_cards :].any(), "_update_legal_single expects only cards in play"
-        self._no_extra_bytes = bytes(self.num_actions - self.num_cards)
-        # _follow[trump, led] as one integer (byte i is 1 when card i follows), see _update_legal_single
+        play_rows = self._legal_table.reshape(_GAME_OVER + 1, -1, self.num_actions)[(_DISCARD, _PLAY), :]
+        assert not play_rows.any(), "_update_legal_one expects the table to allow nothing when holding cards"
+        self._legal_bytes = [row.tobytes() for row in self._legal_table]
+        self._no_extra_bytes = bytes(self.num_actions - c)
+        self._card_bit = [1 << (8 * card) for card in range(c)]  # card k as byte k of a hand (see OneGame)
+        # _follow[trump, led] as one integer (byte i is 1 when card i follows), see _update_legal_one
         self._follow_int = [[int.from_bytes(row.tobytes(), "little") for row in by_led] for by_led in self._follow]
-        # the four `active` flags of a one-game state, as bytes -> the seats that play as bits (seat s = bit s)
-        self._active_bits_of = {
-            np.array([(bits >> s) & 1 for s in range(NUM_SEATS)], bool).tobytes(): bits for bits in range(1 << NUM_SEATS)
-        }
+        self._scratch: EuchreState | None = None
 
-    def init_one(self, key: int, state: EuchreState | None = None) -> EuchreState:
-        """`init` for one game (N = 1): the same episode for the same key, built on scalars.
+    def _scratch_of(self, game: OneGame) -> EuchreState:
+        """A one-row state holding `game` (the same scratch arrays every call)."""
+        if self._scratch is None:
+            self._scratch = self._empty(1)
+        game.write(self._scratch)
+        return self._scratch
 
-        With `state` (a one-game state) its arrays are reset and reused instead of allocating new ones.
-        """
-        if state is None or state.num_games != 1:
-            state = self._empty(1)
-        state.key[0] = key
-        state.deal_count[0] = 0
-        state.score[0] = 0
-        state.rubber_points[0] = 0
-        state.games_won[0] = 0
-        state.hand_number[0] = 0
-        state.hand_points[0] = 0
-        state.thrown_in[0] = False
+    def init_one(self, key: int, game: OneGame | None = None) -> OneGame:
+        """`init` for one game: the same episode for the same key, as a `OneGame` (`game` is reused if given)."""
+        if game is None:
+            game = OneGame()
+        game.key = key
+        game.score = [0, 0]
+        game.rubber_points = [0, 0]
+        game.games_won = [0, 0]
+        game.hand_number = 0
+        game.hand_points = [0, 0]
+        game.thrown_in = False
         perms = self._permutations_single(key, 0, 3)  # the cut and the deal, one spare for a tied cut
         used = 1
         if self.rules.first_dealer != FIRST_DEALER_CUT:
@@ -884,10 +944,10 @@ class Engine:
                 dealer = cutting.index(True)
         if used == len(perms):
             perms += self._permutations_single(key, used, 1)
-        state.deal_count[0] = used + 1
-        state.dealer[0] = dealer
-        self._deal_single(state, dealer, perms[used])
-        return state
+        game.deal_count = used + 1
+        game.dealer = dealer
+        self._deal_one(game, perms[used])
+        return game
 
     def _permutations_single(self, key: int, count: int, k: int) -> list[list[int]]:
         """`_permutations` of one key: the deck orders of deal numbers count .. count + k - 1, as lists."""
@@ -895,258 +955,252 @@ class Engine:
         noise = _mix(np.array(bases, np.uint64)[:, None] + self._card_noise)
         return noise.argsort(axis=1, kind="stable").tolist()
 
-    def _deal_single(self, state: EuchreState, dealer: int, perm: list[int]) -> None:
-        """`_deal` of game 0 from a deck order `perm`, then `_start_hand` and the legal mask."""
+    def _deal_one(self, game: OneGame, perm: list[int]) -> None:
+        """`_deal` from a deck order `perm` (the dealer is set), then `_start_hand` and the legal mask."""
         c = self.num_cards
-        cells = [seat * c + card for seat, card in zip(self._packet_seat_list[dealer], perm)]  # the 20 dealt
-        hand = state.hand[0]
-        hand[:] = False
-        hand.reshape(-1)[cells] = True
-        state.dealt[0] = hand
-        state.upcard[0] = perm[NUM_SEATS * HAND_SIZE]
-        state.phase[0] = _BID_ROUND_1
-        state.to_play[0] = (dealer + 1) % NUM_SEATS
-        state.bids[0] = -1
-        state.num_bids[0] = 0
-        state.trump[0] = -1
-        state.maker[0] = -1
-        state.ordered_up[0] = False
-        state.maker_alone[0] = False
-        state.lone_defender[0] = -1
-        state.defender_asks[0] = 0
-        state.active[0] = True
-        state.picked_up[0] = False
-        state.discard[0] = -1
-        state.trick_cards[0] = -1
-        state.trick_leader[0] = -1
-        state.trick_winner[0] = -1
-        state.card_player[0] = -1
-        state.card_trick[0] = -1
-        state.trick_index[0] = 0
-        state.cards_in_trick[0] = 0
-        state.led_suit[0] = -1
-        state.tricks_won[0] = 0
-        self._update_legal_single(state)
+        bit = self._card_bit
+        hand = [0] * NUM_SEATS
+        for seat, card in zip(self._packet_seat_list[game.dealer], perm):  # the first 20 cards
+            hand[seat] |= bit[card]
+        game.hand = hand
+        game.dealt = list(hand)
+        game.upcard = perm[NUM_SEATS * HAND_SIZE]
+        game.phase = _BID_ROUND_1
+        game.to_play = (game.dealer + 1) % NUM_SEATS
+        game.bids = [-1] * MAX_BIDS
+        game.num_bids = 0
+        game.trump = -1
+        game.maker = -1
+        game.ordered_up = False
+        game.maker_alone = False
+        game.lone_defender = -1
+        game.defender_asks = 0
+        game.active = _ALL_SEATS
+        game.picked_up = False
+        game.discard = -1
+        game.trick_cards = [[-1] * NUM_SEATS for _ in range(NUM_TRICKS)]
+        game.trick_leader = [-1] * NUM_TRICKS
+        game.trick_winner = [-1] * NUM_TRICKS
+        game.card_player = [-1] * c
+        game.card_trick = [-1] * c
+        game.trick_index = 0
+        game.cards_in_trick = 0
+        game.led_suit = -1
+        game.tricks_won = [0, 0]
+        self._update_legal_one(game)
 
     def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
-        """`step` for a batch of one game."""
+        """`step` for a batch of one game, through `step_one`."""
         acts = np.asarray(actions)
         if acts.shape != (1,) or acts.dtype.kind not in "iu":
             self.check_actions(state, acts)  # raises with the full message
-        rewards = self.step_one(state, int(acts[0]))
+        game = OneGame.from_state(state)
+        rewards = self.step_one(game, int(acts[0]))
+        game.write(state)
         return self._zero_rewards.copy() if rewards is None else rewards
 
-    def step_one(
-        self, state: EuchreState, action: int, seen: SeatObservations | None = None
-    ) -> np.ndarray | None:
-        """`step` for one game (N = 1) and an int action: (1, 4) rewards, or None when this step pays nobody.
+    def step_one(self, game: OneGame, action: int, seen: SeatObservations | None = None) -> np.ndarray | None:
+        """`step` for one game and an int action: (1, 4) rewards, or None when this step pays nobody.
 
-        `seen`, the observations kept for this state, is told about the step (see `SeatObservations`).
+        `seen`, the observations kept for this game, is told about the step (see `SeatObservations`).
         """
-        phase = state.phase.item(0)
-        if phase < _HAND_OVER and not (0 <= action < self.num_actions and state.legal[0, action]):
-            self.check_actions(state, np.array([action]))  # raises with the full message
-        state.hand_points.fill(0)
+        phase = game.phase
+        if phase < _HAND_OVER and not (0 <= action < self.num_actions and game.legal[action]):
+            self.check_actions(self._scratch_of(game), np.array([action]))  # raises with the full message
+        game.hand_points = [0, 0]
         if phase >= _HAND_OVER:
             return None
-        seat = state.to_play.item(0)
+        seat = game.to_play
         if phase == _PLAY:  # most decisions
-            trick = state.trick_index.item(0)
-            scored = self._play_single(state, seat, trick, action)
+            trick = game.trick_index
+            scored = self._play_one(game, seat, trick, action)
             if seen is not None:
-                seen.played(state, seat, trick, action)
-            self._update_legal_single(state)
-            return self._rewards_single(state) if scored else None
+                seen.played(game, seat, trick, action)
+            self._update_legal_one(game)
+            return self._rewards_one(game) if scored else None
         scored = False
         if phase == _BID_ROUND_1 or phase == _BID_ROUND_2:
-            scored = self._bid_single(state, phase, action)
+            scored = self._bid_one(game, phase, action)
         elif phase == _MAKER_ALONE:
             if action == self.alone_action:
-                state.maker_alone[0] = True
-                state.active[0, (state.maker.item(0) + 2) % NUM_SEATS] = False
+                game.maker_alone = True
+                game.active &= ~(1 << (game.maker + 2) % NUM_SEATS)
             if self.rules.lone_defender:
-                state.phase[0] = _DEFENDER_ALONE
-                first = (state.dealer.item(0) + 1) % NUM_SEATS
-                if first % 2 == state.maker.item(0) % 2:
+                game.phase = _DEFENDER_ALONE
+                first = (game.dealer + 1) % NUM_SEATS
+                if first % 2 == game.maker % 2:
                     first = (first + 1) % NUM_SEATS
-                state.to_play[0] = first
+                game.to_play = first
             else:
-                self._after_alone_single(state)
+                self._after_alone_one(game)
         elif phase == _DEFENDER_ALONE:
-            asks = state.defender_asks.item(0) + 1
-            state.defender_asks[0] = asks
+            game.defender_asks += 1
             if action == self.alone_action:
-                state.lone_defender[0] = seat
-                state.active[0, (seat + 2) % NUM_SEATS] = False
-                self._after_alone_single(state)
-            elif asks < 2:
-                state.to_play[0] = (seat + 2) % NUM_SEATS
+                game.lone_defender = seat
+                game.active &= ~(1 << (seat + 2) % NUM_SEATS)
+                self._after_alone_one(game)
+            elif game.defender_asks < 2:
+                game.to_play = (seat + 2) % NUM_SEATS
             else:
-                self._after_alone_single(state)
+                self._after_alone_one(game)
         else:  # the dealer's discard
-            state.hand[0, state.dealer.item(0), action] = False
-            state.discard[0] = action
+            game.hand[game.dealer] &= ~self._card_bit[action]
+            game.discard = action
             if self.rules.alone_when_naming:
-                self._start_play_single(state)
+                self._start_play_one(game)
             else:
-                state.phase[0] = _MAKER_ALONE
-                state.to_play[0] = state.maker[0]
+                game.phase = _MAKER_ALONE
+                game.to_play = game.maker
         if seen is not None:
-            seen.decided(state, phase, seat, action)
-        self._update_legal_single(state)
-        return self._rewards_single(state) if scored else None
+            seen.decided(game, phase, seat, action)
+        self._update_legal_one(game)
+        return self._rewards_one(game) if scored else None
 
-    def _bid_single(self, state: EuchreState, phase: int, a: int) -> bool:
+    def _bid_one(self, game: OneGame, phase: int, a: int) -> bool:
         """A bid in either round; True if a thrown-in hand ended the episode."""
-        num_bids = state.num_bids.item(0)
-        state.bids[0, num_bids] = a
+        num_bids = game.num_bids
+        game.bids[num_bids] = a
         num_bids += 1
-        state.num_bids[0] = num_bids
+        game.num_bids = num_bids
         if a != self.pass_action:
             if phase == _BID_ROUND_1:
-                state.ordered_up[0] = True
-                suit = self._upcard_suit_list[state.upcard.item(0)]
+                game.ordered_up = True
+                suit = self._upcard_suit_list[game.upcard]
             else:
                 suit = a - self.first_suit_action
-            self._name_trump_single(state, suit)
+            self._name_trump_one(game, suit)
             return False
-        state.to_play[0] = (state.to_play.item(0) + 1) % NUM_SEATS
+        game.to_play = (game.to_play + 1) % NUM_SEATS
         if phase == _BID_ROUND_1:
             if num_bids == NUM_SEATS:
-                state.phase[0] = _BID_ROUND_2
+                game.phase = _BID_ROUND_2
             return False
         if num_bids < MAX_BIDS:
             return False
-        state.thrown_in[0] = True
+        game.thrown_in = True
         if self.episode == EPISODE_HAND and self.rules.throw_in_ends_hand_episode:
-            state.phase[0] = _HAND_OVER
-            state.to_play[0] = -1
-            state.hand_number[0] += 1
+            game.phase = _HAND_OVER
+            game.to_play = -1
+            game.hand_number += 1
             return True
         if not self.rules.throw_in_same_dealer:
-            state.dealer[0] = (state.dealer.item(0) + 1) % NUM_SEATS
-        self._deal(state, self._row0)
+            game.dealer = (game.dealer + 1) % NUM_SEATS
+        perm = self._permutations_single(game.key, game.deal_count, 1)[0]  # as `_shuffle`
+        game.deal_count += 1
+        self._deal_one(game, perm)
         return False
 
-    def _name_trump_single(self, state: EuchreState, suit: int) -> None:
-        state.trump[0] = suit
-        state.maker[0] = state.to_play[0]
-        state.thrown_in[0] = False
-        if not self.rules.alone_when_naming and state.ordered_up[0]:
-            self._pick_up_single(state)
+    def _name_trump_one(self, game: OneGame, suit: int) -> None:
+        game.trump = suit
+        game.maker = game.to_play
+        game.thrown_in = False
+        if not self.rules.alone_when_naming and game.ordered_up:
+            self._pick_up_one(game)
         else:
-            state.phase[0] = _MAKER_ALONE  # to_play stays the maker
+            game.phase = _MAKER_ALONE  # to_play stays the maker
 
-    def _pick_up_single(self, state: EuchreState) -> None:
-        dealer = state.dealer.item(0)
-        state.hand[0, dealer, state.upcard.item(0)] = True
-        state.picked_up[0] = True
-        state.phase[0] = _DISCARD
-        state.to_play[0] = dealer
+    def _pick_up_one(self, game: OneGame) -> None:
+        dealer = game.dealer
+        game.hand[dealer] |= self._card_bit[game.upcard]
+        game.picked_up = True
+        game.phase = _DISCARD
+        game.to_play = dealer
 
-    def _after_alone_single(self, state: EuchreState) -> None:
-        if self.rules.alone_when_naming and state.ordered_up[0] and state.active[0, state.dealer.item(0)]:
-            self._pick_up_single(state)
+    def _after_alone_one(self, game: OneGame) -> None:
+        if self.rules.alone_when_naming and game.ordered_up and game.active >> game.dealer & 1:
+            self._pick_up_one(game)
         else:
-            self._start_play_single(state)
+            self._start_play_one(game)
 
-    def _active_bits_single(self, state: EuchreState) -> int:
-        return self._active_bits_of[state.active.tobytes()]
-
-    def _start_play_single(self, state: EuchreState) -> None:
-        leader = self._next_active_list[self._active_bits_single(state)][state.dealer.item(0)]
+    def _start_play_one(self, game: OneGame) -> None:
+        leader = self._next_active_list[game.active][game.dealer]
         if self.rules.lone_lead == LEAD_LEFT_OF_LONE_PLAYER:
-            maker_alone = state.maker_alone.item(0)
-            lone_def = state.lone_defender.item(0)
-            if maker_alone:
-                leader = (state.maker.item(0) + 1) % NUM_SEATS
-            if lone_def >= 0:
-                leader = lone_def if maker_alone else (lone_def + 1) % NUM_SEATS
-        state.phase[0] = _PLAY
-        state.to_play[0] = leader
-        state.trick_leader[0, 0] = leader
+            if game.maker_alone:
+                leader = (game.maker + 1) % NUM_SEATS
+            if game.lone_defender >= 0:
+                leader = game.lone_defender if game.maker_alone else (game.lone_defender + 1) % NUM_SEATS
+        game.phase = _PLAY
+        game.to_play = leader
+        game.trick_leader[0] = leader
 
-    def _play_single(self, state: EuchreState, seat: int, t: int, a: int) -> bool:
+    def _play_one(self, game: OneGame, seat: int, t: int, a: int) -> bool:
         """`seat` plays card `a` to trick `t`; True if it finished the hand (scored)."""
-        trump = state.trump.item(0)
-        state.hand[0, seat, a] = False
-        state.trick_cards[0, t, seat] = a
-        state.card_player[0, a] = seat
-        state.card_trick[0, a] = t
-        in_trick = state.cards_in_trick.item(0)
+        trump = game.trump
+        game.hand[seat] &= ~self._card_bit[a]
+        cards = game.trick_cards[t]
+        cards[seat] = a
+        game.card_player[a] = seat
+        game.card_trick[a] = t
+        in_trick = game.cards_in_trick
         if in_trick == 0:
-            state.led_suit[0] = self._effective_suit_list[trump][a]
+            game.led_suit = self._effective_suit_list[trump][a]
         in_trick += 1
-        bits = self._active_bits_single(state)
+        bits = game.active
         if in_trick < self._num_active_list[bits]:
-            state.cards_in_trick[0] = in_trick
-            state.to_play[0] = self._next_active_list[bits][seat]
+            game.cards_in_trick = in_trick
+            game.to_play = self._next_active_list[bits][seat]
             return False
-        strength = self._trick_strength_list[trump][state.led_suit.item(0)]
+        strength = self._trick_strength_list[trump][game.led_suit]
         winner, best = 0, -2
-        for s, card in enumerate(state.trick_cards[0, t].tolist()):
+        for s, card in enumerate(cards):
             value = strength[card] if card >= 0 else -1
             if value > best:
                 winner, best = s, value
-        state.trick_winner[0, t] = winner
-        state.tricks_won[0, winner % 2] += 1
-        state.trick_index[0] = t + 1
-        state.cards_in_trick[0] = 0
-        state.led_suit[0] = -1
-        state.to_play[0] = winner
+        game.trick_winner[t] = winner
+        game.tricks_won[winner % 2] += 1
+        game.trick_index = t + 1
+        game.cards_in_trick = 0
+        game.led_suit = -1
+        game.to_play = winner
         if t + 1 < NUM_TRICKS:
-            state.trick_leader[0, t + 1] = winner
+            game.trick_leader[t + 1] = winner
             return False
-        self._end_hand_single(state)
+        self._end_hand_one(game)
         return True
 
-    def _end_hand_single(self, state: EuchreState) -> None:
-        """`_end_hand` of game 0; longer episodes (game over, the next deal) go to `_end_hand` itself."""
+    def _end_hand_one(self, game: OneGame) -> None:
+        """`_end_hand` of one game; longer episodes (game over, the next deal) go to `_end_hand` itself."""
         if self.episode != EPISODE_HAND:
+            state = self._scratch_of(game)
             self._end_hand(state, self._row0)
+            game.read(state)
             return
-        maker_team = state.maker.item(0) % 2
-        key = (state.tricks_won.item(maker_team), state.maker_alone.item(0), state.lone_defender.item(0) >= 0)
+        maker_team = game.maker % 2
+        key = (game.tricks_won[maker_team], game.maker_alone, game.lone_defender >= 0)
         makers, defenders = self._hand_score_table[key]
-        points = (makers, defenders) if maker_team == 0 else (defenders, makers)
-        for team in (0, 1):
-            state.hand_points[0, team] = points[team]
-            state.score[0, team] += points[team]
-            state.rubber_points[0, team] += points[team]
-        state.hand_number[0] += 1
-        state.phase[0] = _HAND_OVER
-        state.to_play[0] = -1
+        points = [makers, defenders] if maker_team == 0 else [defenders, makers]
+        game.hand_points = points
+        game.score = [game.score[0] + points[0], game.score[1] + points[1]]
+        game.rubber_points = [game.rubber_points[0] + points[0], game.rubber_points[1] + points[1]]
+        game.hand_number += 1
+        game.phase = _HAND_OVER
+        game.to_play = -1
 
-    def _rewards_single(self, state: EuchreState) -> np.ndarray:
-        """`_rewards` of game 0 at the end of a hand; longer episodes go to `_rewards` itself."""
+    def _rewards_one(self, game: OneGame) -> np.ndarray:
+        """`_rewards` of one game at the end of a hand; longer episodes go to `_rewards` itself."""
         if self.episode != EPISODE_HAND:
-            return self._rewards(state, self._row0)
-        points = state.hand_points[0].tolist()
-        margin = points[0] - points[1]
+            return self._rewards(self._scratch_of(game), self._row0)
+        margin = game.hand_points[0] - game.hand_points[1]
         if self.reward == REWARD_WIN:
             margin = (margin > 0) - (margin < 0)
         return np.array([[margin, -margin, margin, -margin]], np.float32)
 
-    def _update_legal_single(self, state: EuchreState) -> None:
-        phase, to_play = state.phase.item(0), state.to_play.item(0)
-        c = self.num_cards
-        if phase == _PLAY:  # the legal table's rows for play allow no action but cards (checked on build)
-            # On bytes, one per card (numpy bools are bytes 0/1): a few numpy calls fewer than on arrays.
-            held = state.hand.tobytes()[to_play * c : (to_play + 1) * c]
-            if state.cards_in_trick.item(0):
-                # the bytes read as one integer: AND keeps the held cards that follow the suit led
-                follow = int.from_bytes(held, "little") & self._follow_int[state.trump.item(0)][state.led_suit.item(0)]
+    def _update_legal_one(self, game: OneGame) -> None:
+        phase, to_play = game.phase, game.to_play
+        if phase == _PLAY:  # the legal table's rows for play and discards allow nothing (checked on build)
+            held = game.hand[to_play]
+            if game.cards_in_trick:
+                follow = held & self._follow_int[game.trump][game.led_suit]
                 if follow:
-                    held = follow.to_bytes(c, "little")
-            memoryview(state.legal).cast("B")[:] = held + self._no_extra_bytes
-            return
-        dealer = state.dealer.item(0)
-        legal = state.legal[0]
-        legal[:] = self._legal_table[(phase * c + state.upcard.item(0)) * 2 + (to_play == dealer)]
-        if phase == _DISCARD:
-            legal[: self.num_cards] = state.hand[0, dealer]
+                    held = follow
+            game.legal = held.to_bytes(self.num_cards, "little") + self._no_extra_bytes
+        elif phase == _DISCARD:
+            held = game.hand[game.dealer]
             if not self.rules.dealer_may_bury_upcard:
-                legal[state.upcard.item(0)] = False
+                held &= ~self._card_bit[game.upcard]
+            game.legal = held.to_bytes(self.num_cards, "little") + self._no_extra_bytes
+        else:
+            game.legal = self._legal_bytes[(phase * self.num_cards + game.upcard) * 2 + (to_play == game.dealer)]
 
     # ------------------------------------------------------------------ observations
 
@@ -1230,7 +1284,7 @@ class Engine:
         n = state.num_games
         if n == 1:
             seat = max(state.to_play.item(0), 0) if seats is None else int(seats[0])
-            obs = self._observe_single(state, seat)[None]
+            obs = self._observe_single(OneGame.from_state(state), seat)[None]
             if out is None:
                 return obs
             out[...] = obs
@@ -1318,52 +1372,51 @@ class Engine:
         out[:, score_cell + 2] = games[local, team]
         out[:, score_cell + 3] = games[local, 1 - team]
 
-    def _observe_single(self, state: EuchreState, seat: int, buf: np.ndarray | None = None) -> np.ndarray:
-        """(D,) `observe` of game 0: the same encoding, built from scalars (into `buf`, zeros, if given)."""
+    def _observe_single(self, game: OneGame, seat: int, buf: np.ndarray | None = None) -> np.ndarray:
+        """(D,) `observe` of one game: the same encoding, built from its values (into `buf`, zeros, if given)."""
         cells = self._cells
         if buf is None:
             buf = np.zeros(self.observation_size, np.float32)
         out = memoryview(buf)  # one float written through a memoryview costs half of numpy's setitem
-        buf[self._hand_cells] = state.hand[0, seat]
-        upcard = state.upcard.item(0)
+        buf[self._hand_cells] = np.frombuffer(game.hand[seat].to_bytes(self.num_cards, "little"), np.uint8)
+        upcard = game.upcard
         if upcard >= 0:
             out[cells["upcard"][upcard]] = 1.0
-        if state.num_bids.item(0) >= NUM_SEATS and not state.ordered_up.item(0):
+        if game.num_bids >= NUM_SEATS and not game.ordered_up:
             out[cells["upcard_turned_down"][0]] = 1.0
-        dealer = state.dealer.item(0)
+        dealer = game.dealer
         out[cells["dealer"][(dealer - seat) % NUM_SEATS]] = 1.0
         bids = cells["bids"]
-        for slot, bid in enumerate(state.bids[0].tolist()):
+        for slot, bid in enumerate(game.bids):
             if bid >= 0:
                 choice = 0 if bid == self.pass_action else bid - self.first_suit_action + 1
                 out[bids[slot * (1 + NUM_SUITS) + choice]] = 1.0
-        trump = state.trump.item(0)
+        trump = game.trump
         if trump >= 0:
-            maker = (state.maker.item(0) - seat) % NUM_SEATS
+            maker = (game.maker - seat) % NUM_SEATS
             out[cells["trump"][trump]] = 1.0
             out[cells["maker"][maker]] = 1.0
-            if state.maker_alone.item(0):
+            if game.maker_alone:
                 out[cells["alone"][maker]] = 1.0
-        lone_def = state.lone_defender.item(0)
+        lone_def = game.lone_defender
         if lone_def >= 0:
             out[cells["alone"][(lone_def - seat) % NUM_SEATS]] = 1.0
-        active = state.active[0].tolist()
         for k in range(NUM_SEATS):
-            if not active[(seat + k) % NUM_SEATS]:
+            if not game.active >> (seat + k) % NUM_SEATS & 1:
                 out[cells["sitting_out"][k]] = 1.0
-        discard = state.discard.item(0)
+        discard = game.discard
         if discard >= 0 and dealer == seat:
             out[cells["own_discard"][discard]] = 1.0
-        phase = state.phase.item(0)
+        phase = game.phase
         if phase < NUM_DECISION_PHASES:
             out[cells["phase"][phase]] = 1.0
         # The cards played, read from the tricks: trick_cards[t][player] == card exactly when
         # card_player[card] == player and card_trick[card] == t, the fields `_observe_rows` reads.
         c = self.num_cards
-        current = state.trick_index.item(0)
+        current = game.trick_index
         by, in_trick, now, led = cells["played_by"], cells["played_in_trick"], cells["current_trick"], cells["trick_leader"]
-        leaders = state.trick_leader[0].tolist()
-        for t, cards in enumerate(state.trick_cards[0, : current + 1].tolist()):  # later tricks are empty
+        leaders = game.trick_leader
+        for t, cards in enumerate(game.trick_cards[: current + 1]):  # later tricks are empty
             if leaders[t] >= 0:
                 out[led[t * NUM_SEATS + (leaders[t] - seat) % NUM_SEATS]] = 1.0
             for player, card in enumerate(cards):
@@ -1374,16 +1427,16 @@ class Engine:
                     if t == current:
                         out[now[rel * c + card]] = 1.0
         team = seat % 2
-        won = state.tricks_won[0].tolist()
+        won = game.tricks_won
         out[cells["tricks_won"][won[team]]] = 1.0
         out[cells["tricks_won"][NUM_TRICKS + 1 + won[1 - team]]] = 1.0
         if self.episode != EPISODE_HAND:
             target = float(self.rules.target_points)
-            score = state.score[0].tolist()
+            score = game.score
             buf[cells["score"][0]] = score[team] / target
             buf[cells["score"][1]] = score[1 - team] / target
             if self.episode == EPISODE_RUBBER:
-                games = state.games_won[0].tolist()
+                games = game.games_won
                 buf[cells["games_won"][0]] = games[team]
                 buf[cells["games_won"][1]] = games[1 - team]
         return buf
@@ -1392,7 +1445,7 @@ class Engine:
 class SeatObservations:
     """The observations of one game (N = 1) for the AEC env, kept current through the decisions of a hand.
 
-    An AEC env observes after every decision. Building an observation from the state
+    An AEC env observes after every decision. Building an observation from the game
     (`Engine._observe_single`) reads every field, while a card played changes only a few marks.
     So this object keeps one source vector and `Engine.step_one` tells it about each decision (a
     card played, a bid, an alone call, a discard), whose few marks it updates; a new deal clears it
@@ -1401,7 +1454,7 @@ class SeatObservations:
     it buried); a seat's observation is one gather from it (`_relabel`): seat 0's cells with the
     seats relabelled to that seat's view, and that seat's private blocks (seat 0's own hand and
     buried-card cells in the first part are never read).
-    Whoever holds it must pass it to every `step_one` of that state and `clear()` it when the state
+    Whoever holds it must pass it to every `step_one` of that game and `clear()` it when the game
     changes otherwise (a reset). tests/test_env_api.py checks every seat's observation against the
     batched encoder after every step.
     """
@@ -1440,25 +1493,26 @@ class SeatObservations:
         """Forget the observations: a new deal, or a state changed other than through `step_one`."""
         self._source = self._view = None
 
-    def get(self, state: EuchreState, seat: int) -> np.ndarray:
-        """`seat`'s observation of the state, as a new array."""
+    def get(self, game: OneGame, seat: int) -> np.ndarray:
+        """`seat`'s observation of the game, as a new array."""
         if self._source is None:
             e, c, hands = self.engine, self.engine.num_cards, self._hands
             source = np.zeros(self._source_size, np.float32)
-            e._observe_single(state, 0, source[:hands])
-            source[hands : hands + NUM_SEATS * c] = state.hand[0].reshape(-1)
-            discard = state.discard.item(0)
+            e._observe_single(game, 0, source[:hands])
+            held = b"".join(cards.to_bytes(c, "little") for cards in game.hand)
+            source[hands : hands + NUM_SEATS * c] = np.frombuffer(held, np.uint8)
+            discard = game.discard
             if discard >= 0:
-                source[hands + (NUM_SEATS + state.dealer.item(0)) * c + discard] = 1.0
+                source[hands + (NUM_SEATS + game.dealer) * c + discard] = 1.0
             self._source, self._view = source, memoryview(source)
         return self._source.take(self._relabel[seat])
 
-    def decided(self, state: EuchreState, phase: int, seat: int, action: int) -> None:
-        """`seat` chose `action` (a bid, an alone call or a discard) in `phase`; the state is the one after."""
+    def decided(self, game: OneGame, phase: int, seat: int, action: int) -> None:
+        """`seat` chose `action` (a bid, an alone call or a discard) in `phase`; the game is the one after."""
         view = self._view
         if view is None:
             return
-        after = state.phase.item(0)
+        after = game.phase
         if after >= _HAND_OVER or (phase == _BID_ROUND_2 and after == _BID_ROUND_1):  # thrown in, maybe redealt
             self.clear()
             return
@@ -1467,33 +1521,33 @@ class SeatObservations:
         view[cells["phase"][phase]] = 0.0
         view[cells["phase"][after]] = 1.0
         if phase <= _BID_ROUND_2:
-            slot = (state.num_bids.item(0) - 1) * (1 + NUM_SUITS)
+            slot = (game.num_bids - 1) * (1 + NUM_SUITS)
             if action == e.pass_action:
                 view[cells["bids"][slot]] = 1.0
-                if state.num_bids.item(0) >= NUM_SEATS:  # round one was passed out: the upcard is turned down
+                if game.num_bids >= NUM_SEATS:  # round one was passed out: the upcard is turned down
                     view[cells["upcard_turned_down"][0]] = 1.0
             else:
                 view[cells["bids"][slot + 1 + action - e.first_suit_action]] = 1.0
-                view[cells["trump"][state.trump.item(0)]] = 1.0
+                view[cells["trump"][game.trump]] = 1.0
                 view[cells["maker"][seat]] = 1.0
         elif phase == _DISCARD:
-            dealer = state.dealer.item(0)
+            dealer = game.dealer
             view[hands + dealer * c + action] = 0.0
             view[hands + (NUM_SEATS + dealer) * c + action] = 1.0
         elif action == e.alone_action:  # the maker or a defender goes alone; the partner sits out
             view[cells["alone"][seat]] = 1.0
             view[cells["sitting_out"][(seat + 2) % NUM_SEATS]] = 1.0
         if after == _DISCARD:  # the dealer has just picked the upcard up
-            view[hands + state.dealer.item(0) * c + state.upcard.item(0)] = 1.0
+            view[hands + game.dealer * c + game.upcard] = 1.0
         elif after == _PLAY:
-            view[cells["trick_leader"][state.trick_leader.item(0)]] = 1.0
+            view[cells["trick_leader"][game.trick_leader[0]]] = 1.0
 
-    def played(self, state: EuchreState, seat: int, trick: int, card: int) -> None:
-        """`seat` has played `card` to `trick` (the state is the one after the play)."""
+    def played(self, game: OneGame, seat: int, trick: int, card: int) -> None:
+        """`seat` has played `card` to `trick` (the game is the one after the play)."""
         view = self._view
         if view is None:
             return
-        phase = state.phase.item(0)
+        phase = game.phase
         if phase != _PLAY and phase != _HAND_OVER:  # a new deal (longer episodes), or the game is over
             self.clear()
             return
@@ -1506,18 +1560,18 @@ class SeatObservations:
         view[cells["played_in_trick"][card * NUM_TRICKS + trick]] = 1.0
         view[self._hands + seat * c + card] = 0.0
         current = cells["current_trick"]
-        if state.trick_index.item(0) == trick:
+        if game.trick_index == trick:
             view[current[seat * c + card]] = 1.0
             return
         # The trick is won: the current trick is the next, empty one, led by the winner.
-        for player, played in enumerate(state.trick_cards[0, trick].tolist()):
+        for player, played in enumerate(game.trick_cards[trick]):
             if played >= 0:
                 view[current[player * c + played]] = 0.0
-        winner = state.trick_winner.item(trick)
+        winner = game.trick_winner[trick]
         if trick + 1 < NUM_TRICKS:
             view[cells["trick_leader"][(trick + 1) * NUM_SEATS + winner]] = 1.0
         won_cells = cells["tricks_won"]
-        for side, won in enumerate(state.tricks_won[0].tolist()):
+        for side, won in enumerate(game.tricks_won):
             block = side * (NUM_TRICKS + 1)
             view[won_cells[block + won - (side == winner % 2)]] = 0.0  # the count before this trick
             view[won_cells[block + won]] = 1.0

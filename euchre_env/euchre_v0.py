@@ -70,6 +70,7 @@ from euchre_env.engine import (
     DealError,
     Engine,
     EuchreState,
+    OneGame,
     Phase,
     SeatObservations,
     game_key,
@@ -123,13 +124,30 @@ class raw_env(AECEnv):
         act_space = gymnasium.spaces.Discrete(self.engine.num_actions)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
-        self.state_: EuchreState | None = None
+        self._game: OneGame | None = None
+        """The game being played; `state_` shows it as a one-row EuchreState."""
+        self._state: EuchreState | None = None
+        self._synced = False
+        """`_state` holds the game as it is now (cleared by every step and reset)."""
         self._key_rng = np.random.default_rng()
         self._seat_of = {a: seat for seat, a in enumerate(AGENTS)}
         self._seen = SeatObservations(self.engine)
-        """The seats' observations of state_, kept by the engine through step_one; cleared by reset."""
+        """The seats' observations of the game, kept by the engine through step_one; cleared by reset."""
         self._paid = False
         """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
+
+    @property
+    def state_(self) -> EuchreState | None:
+        """The game as a one-row `EuchreState`, written when read after a change (the same arrays each time:
+        one held across a step shows the game as it was until `state_` is read again)."""
+        if self._game is None:
+            return None
+        if not self._synced:
+            if self._state is None:
+                self._state = self.engine._empty(1)
+            self._game.write(self._state)
+            self._synced = True
+        return self._state
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The (shared, cached) observation space."""
@@ -149,15 +167,15 @@ class raw_env(AECEnv):
             rng_state = rng.bit_generator.state
             key = game_keys(rng, 1)
             try:
-                state = self._state_from_deal(deal, int(key[0]))
+                game = OneGame.from_state(self._state_from_deal(deal, int(key[0])))
             except DealError:
                 rng.bit_generator.state = rng_state  # a rejected deal leaves the env as it was
                 raise
         else:
-            # The previous episode's arrays are reused: state_ is updated in place, as steps do.
-            state = self.engine.init_one(game_key(rng), self.state_)
+            game = self.engine.init_one(game_key(rng), self._game)
         self._key_rng = rng
-        self.state_ = state
+        self._game = game
+        self._synced = False
         self._seen.clear()
         self._paid = False
         self.agents = list(AGENTS)
@@ -166,7 +184,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[state.to_play.item(0)]
+        self.agent_selection = AGENTS[game.to_play]
 
     def _state_from_deal(self, deal: Any, key: int) -> EuchreState:
         if not isinstance(deal, dict) or set(deal) != {"dealer", "hands", "upcard"}:
@@ -192,13 +210,13 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's information state and its action mask (all zeros unless it is to act)."""
         seat = self._seat_of[agent]
-        state = self.state_
-        if state.phase.item(0) < _HAND_OVER and state.to_play.item(0) == seat:
-            mask = state.legal[0].astype(np.int8)
+        game = self._game
+        if game.to_play == seat and game.phase < _HAND_OVER:
+            mask = np.frombuffer(bytearray(game.legal), np.int8)
         else:
             mask = np.zeros(self.engine.num_actions, np.int8)
         # Both arrays are new: what a caller holds never changes under it.
-        return {"observation": self._seen.get(state, seat), "action_mask": mask}
+        return {"observation": self._seen.get(game, seat), "action_mask": mask}
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
@@ -206,8 +224,9 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state_
-        rewards = self.engine.step_one(state, int(action), self._seen)
+        game = self._game
+        rewards = self.engine.step_one(game, int(action), self._seen)
+        self._synced = False
         self._cumulative_rewards[agent] = 0.0
         if rewards is not None:
             self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
@@ -216,11 +235,11 @@ class raw_env(AECEnv):
         elif self._paid:  # nobody is paid this step: clear what the last step paid
             self.rewards = dict.fromkeys(AGENTS, 0.0)
             self._paid = False
-        if state.phase.item(0) >= _HAND_OVER:
+        if game.phase >= _HAND_OVER:
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: {"score": state.score[0].tolist()} for a in AGENTS}
+            self.infos = {a: {"score": list(game.score)} for a in AGENTS}
         else:
-            self.agent_selection = AGENTS[state.to_play.item(0)]
+            self.agent_selection = AGENTS[game.to_play]
         if self.render_mode == "human":
             self.render()
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import SMALL_VARIANTS, random_actions, random_play
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
-from euchre_env.engine import Engine, EuchreState, Phase, game_key, game_keys
+from euchre_env.engine import Engine, EuchreState, OneGame, Phase, game_key, game_keys
 from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER, Rules
 
 FEW = settings(max_examples=2, deadline=None, database=None, derandomize=True)
@@ -411,15 +411,31 @@ def test_init_one_starts_the_same_episode_as_init_even_in_a_used_state(rules):
     rng = np.random.default_rng(7)
     used = engine.init_one(int(keys[0]))
     for _ in range(30):  # dirty every field: bids, tricks, scores
-        engine.step(used, random_actions(used, rng))
+        engine.step_one(used, int(rng.choice(np.flatnonzero(np.frombuffer(used.legal, bool)))))
     recuts = 0
+    state = engine.init(keys[:1])
     for g in range(keys.size):
         one = engine.init_one(int(keys[g]), used if g % 2 else None)
         assert one is used or g % 2 == 0
-        recuts += int(one.deal_count[0]) > 2
-        for field, value in vars(one).items():
+        recuts += one.deal_count > 2
+        one.write(state)
+        for field, value in vars(state).items():
             assert np.array_equal(value[0], getattr(batch, field)[g]), f"game {g}: {field}"
     assert recuts > 0 or rules.first_dealer == "random"  # tied cuts were exercised
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_a_one_game_copy_of_a_state_writes_back_every_field_unchanged(name):
+    engine = Engine(SMALL_VARIANTS[name], episode="rubber")
+    state = engine.init(game_keys(5, 64))
+    rng = np.random.default_rng(5)
+    target = engine.init(game_keys(6, 1))
+    for step in range(120):  # every phase, mid-trick, finished hands, later deals, game over
+        for g in range(0, state.num_games, 7):
+            OneGame.from_state(state, g).write(target)
+            for field, value in vars(state).items():
+                assert np.array_equal(getattr(target, field)[0], value[g]), f"step {step}, game {g}: {field}"
+        engine.step(state, random_actions(state, rng))
 
 
 def test_game_key_draws_the_key_game_keys_draws():
