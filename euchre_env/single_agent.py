@@ -25,9 +25,10 @@ import numpy as np
 
 from agents.base import Agent, make_agent
 from euchre_env.cards import NUM_SEATS
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, game_keys
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, SeatObservations, game_key
 from euchre_env.rules import Rules
 
+_HAND_OVER = int(Phase.HAND_OVER)
 ILLEGAL_RANDOM = "random"
 ILLEGAL_RAISE = "raise"
 
@@ -62,8 +63,25 @@ class EuchreSingleEnv(gymnasium.Env):
         self.observation_space = gymnasium.spaces.Box(0.0, high, (self.engine.observation_size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
         self.bots: dict[int, Agent] = {s: make_agent(spec, self.engine, seed=s) for s, spec in self.specs.items()}
-        self.state: EuchreState | None = None
+        self.game: OneGame | None = None
+        """The game, played through the engine's one-game path (`init_one`, `step_one`)."""
+        self._seen = SeatObservations(self.engine)
+        self._state: EuchreState | None = None
         self._pending_reward = 0.0  # the learner's reward from before its first decision of the episode
+
+    @property
+    def state(self) -> EuchreState | None:
+        """The game as a one-row `EuchreState` (written anew on each read; the same arrays each time)."""
+        if self.game is None:
+            return None
+        if self._state is None:
+            self._state = self.engine._empty(1)
+        self.game.write(self._state)
+        return self._state
+
+    @property
+    def _done(self) -> bool:
+        return self.game.phase >= _HAND_OVER
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal from the env's random stream and let the bots play up to the learner's first decision."""
@@ -72,53 +90,59 @@ class EuchreSingleEnv(gymnasium.Env):
             for s, bot in self.bots.items():
                 bot.rng = np.random.default_rng([seed, s])
         while True:
-            self.state = self.engine.init(game_keys(self.np_random, 1))
+            self.game = self.engine.init_one(game_key(self.np_random), self.game)
+            self._seen.clear()
             reward = self._play_bots()
-            if not self.state.done[0]:
+            if not self._done:
                 break
         self._pending_reward = reward
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The learner's action, then the bots' until the learner is to act again or the episode ends."""
-        if self.state is None or self.state.done[0]:
+        if self.game is None or self._done:
             raise RuntimeError("call reset() before step() (and after an episode ends)")
         action = int(action)
-        illegal = not (0 <= action < self.engine.num_actions and self.state.legal[0, action])
+        illegal = not (0 <= action < self.engine.num_actions and self.game.legal[action])
         if illegal and self.illegal_action == ILLEGAL_RAISE:
-            self.engine.check_actions(self.state, np.array([action]))
+            self.engine.step_one(self.game, action)  # raises IllegalActionError naming the legal actions
         if illegal:
-            action = int(self.np_random.choice(np.flatnonzero(self.state.legal[0])))
-        reward = self._pending_reward + float(self.engine.step(self.state, np.array([action]))[0, self.seat])
+            action = int(self.np_random.choice(np.flatnonzero(self.action_masks())))
+        reward = self._pending_reward + self._step(action)
         reward += self._play_bots()
         self._pending_reward = 0.0
-        terminated = bool(self.state.done[0])
+        terminated = self._done
         info = self._info()
         info["illegal_action"] = illegal
         return self._observation(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
         """(A,) bool legal actions of the learner now (all False once the episode is over)."""
-        if self.state.done[0]:
+        if self._done:
             return np.zeros(self.engine.num_actions, bool)
-        return self.state.legal[0].copy()
+        return np.frombuffer(self.game.legal, bool).copy()
+
+    def _step(self, action: int) -> float:
+        """Apply one action of the seat to act; the learner's reward for it."""
+        rewards = self.engine.step_one(self.game, action, self._seen)
+        return 0.0 if rewards is None else float(rewards[0, self.seat])
 
     def _play_bots(self) -> float:
         """Bots act until the learner is to act or the episode ends; the learner's reward meanwhile."""
         total = 0.0
-        state = self.state
-        while not state.done[0] and (seat := int(state.to_play[0])) != self.seat:
+        game = self.game
+        while game.phase < _HAND_OVER and (seat := game.to_play) != self.seat:
             bot = self.bots[seat]
-            obs, mask = self.engine.observe(state), state.legal.copy()
+            obs, mask = self._seen.get(game, seat)[None], np.frombuffer(game.legal, bool)[None].copy()
             if bot.needs_full_state:
-                action = bot.act(obs, mask, state, np.array([0]))
+                action = bot.act(obs, mask, self.state, np.array([0]))
             else:
                 action = bot.act(obs, mask)
-            total += float(self.engine.step(state, np.asarray(action, np.int64))[0, self.seat])
+            total += self._step(int(np.asarray(action).reshape(-1)[0]))
         return total
 
     def _observation(self) -> np.ndarray:
-        return self.engine.observe(self.state, np.array([self.seat]))[0]
+        return self._seen.get(self.game, self.seat)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().astype(np.int8)}
