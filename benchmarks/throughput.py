@@ -42,6 +42,7 @@ PRIORITY_ROWS = 4096
 
 
 def parse_args() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     p.add_argument("--quick", action="store_true", help="0.5 s per measurement and 10 warm-up steps")
@@ -54,6 +55,7 @@ def parse_args() -> argparse.Namespace:
 
 
 def clock_fn(name: str) -> Callable[[], float]:
+    """The timer for `--clock`: this process's CPU time, or elapsed time."""
     return time.process_time if name == "cpu" else time.perf_counter
 
 
@@ -231,6 +233,7 @@ def memory_probe(n: int, seed: int) -> None:
 
 
 def measure_memory(n: int, seed: int) -> dict[str, int]:
+    """Peak memory of n games, measured by `memory_probe` in a fresh process."""
     out = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--memory-probe", str(n), "--seed", str(seed)],
         check=True,
@@ -244,6 +247,7 @@ def measure_memory(n: int, seed: int) -> dict[str, int]:
 
 
 def main() -> None:
+    """Measure every row and print the table, the ratios and the memory."""
     args = parse_args()
     if args.memory_probe:
         memory_probe(args.memory_probe, args.seed)
