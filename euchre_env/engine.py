@@ -87,6 +87,31 @@ _BID_ROUND_1, _BID_ROUND_2, _MAKER_ALONE, _DEFENDER_ALONE, _DISCARD, _PLAY, _HAN
 """Phase values as plain ints: numpy compares an array with an IntEnum member far more slowly."""
 
 
+NEW_HAND_VALUES = (
+    ("bids", -1),
+    ("num_bids", 0),
+    ("trump", -1),
+    ("maker", -1),
+    ("ordered_up", False),
+    ("maker_alone", False),
+    ("lone_defender", -1),
+    ("defender_asks", 0),
+    ("active", True),
+    ("picked_up", False),
+    ("discard", -1),
+    ("trick_cards", -1),
+    ("trick_leader", -1),
+    ("trick_winner", -1),
+    ("card_player", -1),
+    ("card_trick", -1),
+    ("trick_index", 0),
+    ("cards_in_trick", 0),
+    ("led_suit", -1),
+    ("tricks_won", 0),
+)
+"""Every per-hand field of a state and its value when a hand is dealt (phase and seat to act follow the dealer)."""
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to. The state is left unchanged."""
 
@@ -496,26 +521,8 @@ class Engine:
         """Reset the per-hand fields of freshly dealt rows and open round one of the bidding."""
         state.phase[rows] = _BID_ROUND_1
         state.to_play[rows] = (state.dealer[rows] + 1) % NUM_SEATS
-        state.bids[rows] = -1
-        state.num_bids[rows] = 0
-        state.trump[rows] = -1
-        state.maker[rows] = -1
-        state.ordered_up[rows] = False
-        state.maker_alone[rows] = False
-        state.lone_defender[rows] = -1
-        state.defender_asks[rows] = 0
-        state.active[rows] = True
-        state.picked_up[rows] = False
-        state.discard[rows] = -1
-        state.trick_cards[rows] = -1
-        state.trick_leader[rows] = -1
-        state.trick_winner[rows] = -1
-        state.card_player[rows] = -1
-        state.card_trick[rows] = -1
-        state.trick_index[rows] = 0
-        state.cards_in_trick[rows] = 0
-        state.led_suit[rows] = -1
-        state.tricks_won[rows] = 0
+        for name, value in NEW_HAND_VALUES:
+            getattr(state, name)[rows] = value
 
     # ------------------------------------------------------------------ legal actions
 
@@ -900,6 +907,11 @@ class Engine:
         self._card_bit = [1 << (8 * card) for card in range(c)]  # card k as byte k of a hand (see OneGame)
         # _follow[trump, led] as one integer (byte i is 1 when card i follows), see _update_legal_one
         self._follow_int = [[int.from_bytes(row.tobytes(), "little") for row in by_led] for by_led in self._follow]
+        # NEW_HAND_VALUES in a OneGame's form, read back from a state `_start_hand` has reset
+        fresh = self._empty(1)
+        self._start_hand(fresh, np.zeros(1, np.intp))
+        start = OneGame.from_state(fresh)
+        self._new_hand_one = [(name, getattr(start, name)) for name, _ in NEW_HAND_VALUES]
         self._scratch: EuchreState | None = None
 
     def _scratch_of(self, game: OneGame) -> EuchreState:
@@ -957,7 +969,6 @@ class Engine:
 
     def _deal_one(self, game: OneGame, perm: list[int]) -> None:
         """`_deal` from a deck order `perm` (the dealer is set), then `_start_hand` and the legal mask."""
-        c = self.num_cards
         bit = self._card_bit
         hand = [0] * NUM_SEATS
         for seat, card in zip(self._packet_seat_list[game.dealer], perm):  # the first 20 cards
@@ -967,26 +978,10 @@ class Engine:
         game.upcard = perm[NUM_SEATS * HAND_SIZE]
         game.phase = _BID_ROUND_1
         game.to_play = (game.dealer + 1) % NUM_SEATS
-        game.bids = [-1] * MAX_BIDS
-        game.num_bids = 0
-        game.trump = -1
-        game.maker = -1
-        game.ordered_up = False
-        game.maker_alone = False
-        game.lone_defender = -1
-        game.defender_asks = 0
-        game.active = _ALL_SEATS
-        game.picked_up = False
-        game.discard = -1
-        game.trick_cards = [[-1] * NUM_SEATS for _ in range(NUM_TRICKS)]
-        game.trick_leader = [-1] * NUM_TRICKS
-        game.trick_winner = [-1] * NUM_TRICKS
-        game.card_player = [-1] * c
-        game.card_trick = [-1] * c
-        game.trick_index = 0
-        game.cards_in_trick = 0
-        game.led_suit = -1
-        game.tricks_won = [0, 0]
+        for name, value in self._new_hand_one:
+            if type(value) is list:  # a fresh list: the game changes its lists in place
+                value = [row[:] for row in value] if type(value[0]) is list else value[:]
+            setattr(game, name, value)
         self._update_legal_one(game)
 
     def _step_single(self, state: EuchreState, actions: np.ndarray) -> np.ndarray:
