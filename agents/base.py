@@ -83,6 +83,23 @@ def make_agent(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     return _REGISTRY[name](engine, arg, seed)
 
 
+def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
+    """`heuristic=0.6,pimc:worlds=10=0.4` -> [(spec, weight)]; a spec may hold `=` but no comma."""
+    items = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, number = part.rpartition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = -1.0
+        if not sep or not name or value < 0:
+            raise ValueError(f"{option} entry {part!r} is not NAME=NUMBER with a number >= 0")
+        items.append((name, value))
+    if not items or len({n for n, _ in items}) != len(items):
+        raise ValueError(f"{option}={text!r} needs one or more entries with distinct names")
+    return items
+
+
 def _load_builtin() -> None:
     """Import the bundled bots so that they register themselves."""
     import agents.builtin  # noqa: F401

@@ -280,10 +280,10 @@ class Searcher:
 
     # ------------------------------------------------------------------ bidding, alone, discard
 
-    def plans(self, state: EuchreState) -> list[tuple[int, int | None]]:
-        """Candidate (action now, own alone decision right after naming or None) pairs."""
-        legal = np.flatnonzero(state.legal[0]).tolist()
-        phase = int(state.phase[0])
+    def plans(self, state: EuchreState, row: int = 0) -> list[tuple[int, int | None]]:
+        """Candidate (action now, own alone decision right after naming or None) pairs for `row`."""
+        legal = np.flatnonzero(state.legal[row]).tolist()
+        phase = int(state.phase[row])
         e = self.engine
         if phase in (Phase.BID_ROUND_1, Phase.BID_ROUND_2):
             out: list[tuple[int, int | None]] = []
@@ -297,35 +297,48 @@ class Searcher:
 
     def plan_values(self, state: EuchreState, me: int, plans: list[tuple[int, int | None]]) -> np.ndarray:
         """(P,) mean points for `me`'s team of each plan over the W rows (layouts) of `state`."""
+        return self.plan_values_per_row(state, me, plans).mean(axis=0)
+
+    def plan_values_per_row(self, state: EuchreState, me: int, plans: list[tuple[int, int | None]]) -> np.ndarray:
+        """(W, P) points for `me`'s team of each plan in each of the W rows of `state`."""
         w, p = state.num_games, len(plans)
-        eng = self.model_engine
-        st = state.take(np.repeat(np.arange(w), p))
         first = np.tile([a for a, _ in plans], w)
         follow = np.tile([-1 if b is None else b for _, b in plans], w)
-        ids = np.arange(w * p)
-        value = np.zeros(w * p)
+        values = self.rollout_values(state, np.repeat(np.arange(w), p), np.full(w * p, me), first, follow)
+        return values.reshape(w, p)
+
+    def rollout_values(
+        self, state: EuchreState, origin: np.ndarray, me: np.ndarray, first: np.ndarray, follow: np.ndarray
+    ) -> np.ndarray:
+        """(R,) points for seat me[r]'s team of rollout r: row origin[r] of `state`, action first[r] now, then
+        the alone decision follow[r] (-1: the model's) if me[r] names trump, the model's bids for the rest."""
+        eng = self.model_engine
+        st = state.take(origin)
+        ids = np.arange(origin.size)
+        value = np.zeros(origin.size)
         eng.step(st, first)
         while True:
             done = st.phase >= Phase.PLAY
             if done.any():
-                value[ids[done]] = self._contract_values(st, np.flatnonzero(done), me)
+                value[ids[done]] = self._contract_values(st, np.flatnonzero(done), me[ids[done]])
                 keep = np.flatnonzero(~done)
                 st, ids = st.take(keep), ids[keep]
             if ids.size == 0:
                 break
             acts = np.empty(ids.size, np.int64)
-            mine = (st.to_play == me) & (st.phase == Phase.MAKER_ALONE) & (follow[ids] >= 0)
+            mine = (st.to_play == me[ids]) & (st.phase == Phase.MAKER_ALONE) & (follow[ids] >= 0)
             acts[mine] = follow[ids[mine]]
             rest = np.flatnonzero(~mine)
             if rest.size:
                 acts[rest] = self.model.act(eng.observe(st)[rest], st.legal[rest])
             eng.step(st, acts)
-        return value.reshape(w, p).mean(axis=0)
+        return value
 
-    def _contract_values(self, st: EuchreState, rows: np.ndarray, me: int) -> np.ndarray:
-        """Points for `me`'s team of hands whose play is about to start (0 for a throw-in)."""
+    def _contract_values(self, st: EuchreState, rows: np.ndarray, me: np.ndarray | int) -> np.ndarray:
+        """Points for `me`'s team (one seat, or a seat per row) of hands whose play is about to start (0 for a throw-in)."""
         out = np.zeros(rows.size)
-        play = rows[st.phase[rows] == Phase.PLAY]
+        playing = st.phase[rows] == Phase.PLAY
+        play = rows[playing]
         if play.size == 0:
             return out
         hands = hand_masks(st.hand[play])
@@ -335,7 +348,8 @@ class Searcher:
         t0 = self.solver.values(hands, st.trump[play], st.to_play[play], st.active[play], None, need).astype(np.int64)
         maker_tricks = np.where(maker_team == 0, t0, NUM_TRICKS - t0)
         net = self.points[alone.astype(int), lone.astype(int), maker_tricks]
-        out[st.phase[rows] == Phase.PLAY] = np.where(maker_team == me % 2, net, -net)
+        my_team = np.broadcast_to(np.asarray(me) % 2, rows.shape)[playing]
+        out[playing] = np.where(maker_team == my_team, net, -net)
         return out
 
     def best_plan_action(self, state: EuchreState, me: int, preferred: int) -> int:

@@ -1,0 +1,461 @@
+"""Teacher data for distillation: bots play hands, and every decision gets a value for every legal action.
+
+`generate(out, settings, shards)` plays hands of the `Rules` with a mix of bots in the seats (each seat
+of each game draws a bot from `settings.behaviour`, and a share `settings.epsilon` of all moves is a
+uniformly random legal action, so that every action is visited) and labels every decision that has
+more than one legal action with a value for *each* legal action, in points for the acting seat's side
+(its side's points minus the other side's, for the hand). Two label sources:
+
+- `true`: the exact double-dummy value of the true layout after the action (one solver call per card
+  decision, which scores every legal card at once; bids, alone calls and discards are valued by the
+  same rollouts through the engine as `pimc`, on the one true layout). Averaged over the real
+  distribution of deals this is what `pimc` would compute with a perfect posterior over hidden cards.
+- `pimc`: `pimc`'s own action values (`PimcAgent.action_values`, `settings.pimc_worlds` sampled layouts).
+
+Storage, a folder: `manifest.json` (format, rules, observation layout, generator settings, the shards
+written and their sizes) and shards `shard_NNNNN.npz` of packed arrays: `obs_bits` (observation cells
+are 0/1, packed 8 to a byte), `mask_bits`, `values` (float16, NaN for illegal actions), `phase`,
+`action` (the move the behaviour policy made), `outcome` (the acting side's net points of the hand as
+played). Shard k is a pure function of (settings, k): generation resumes by writing the missing shards,
+and any number of worker processes gives the same files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent, parse_weighted
+from agents.pimc import Searcher
+from agents.solver import hand_masks
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
+from euchre_env.rules import Rules
+
+FORMAT = "euchre-teacher-v1"
+LABELS = ("true", "pimc")
+MANIFEST = "manifest.json"
+ARRAYS = ("obs_bits", "mask_bits", "values", "phase", "action", "outcome")
+
+
+class TeacherDataError(ValueError):
+    """Teacher data that is missing, malformed, or made for another game than the one asked for."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TeacherSettings:
+    """How the hands are played and labelled; part of the data's identity (stored in the manifest)."""
+
+    label: str = "true"
+    """`true` (double-dummy value of the true layout) or `pimc` (pimc's own action values)."""
+    behaviour: str = "heuristic=0.5,ppo:checkpoints/euchre_ppo.pt=0.5"
+    """Bots in the seats: comma-separated SPEC=WEIGHT; each seat of each game draws one."""
+    epsilon: float = 0.15
+    """Share of moves replaced by a uniformly random legal action (coverage of every action)."""
+    pimc_worlds: int = 30
+    """Layouts per decision for `label=pimc`."""
+    games_per_shard: int = 256
+    """Hands played per shard."""
+    seed: int = 0
+    """Base seed: shard k's deals, seat draws and random moves come from (seed, k)."""
+
+    def __post_init__(self) -> None:
+        if self.label not in LABELS:
+            raise TeacherDataError(f"label={self.label!r} is not one of {LABELS}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise TeacherDataError(f"epsilon={self.epsilon} must be in [0, 1]")
+        if self.pimc_worlds < 1 or self.games_per_shard < 1:
+            raise TeacherDataError("pimc_worlds and games_per_shard must be >= 1")
+        mix = parse_weighted(self.behaviour, "behaviour")
+        if sum(w for _, w in mix) <= 0:
+            raise TeacherDataError(f"behaviour={self.behaviour!r} needs a positive total weight")
+
+
+# ---------------------------------------------------------------- labels
+
+
+def true_values(searcher: Searcher, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+    """(len(rows), A) double-dummy value of each legal action on the true layout; NaN for illegal actions.
+
+    Values are the acting seat's side's net points for the hand (`Searcher` scores with the engine).
+    """
+    rows = np.asarray(rows, np.int64)
+    out = np.full((rows.size, searcher.engine.num_actions), np.nan)
+    play = state.phase[rows] == Phase.PLAY
+    for i in np.flatnonzero(play):
+        out[i] = _play_values(searcher, state, int(rows[i]))
+    rest = np.flatnonzero(~play)
+    if rest.size:
+        out[rest] = _plan_values(searcher, state, rows[rest])
+    return out
+
+
+def _play_values(searcher: Searcher, state: EuchreState, row: int) -> np.ndarray:
+    """(A,) each legal card's value for the seat to act in `row` (one solver call)."""
+    t = int(state.trick_index[row])
+    values = searcher.play_values(
+        hand_masks(state.hand[row])[None],
+        int(state.trump[row]),
+        int(state.trick_leader[row, t]),
+        state.active[row][None],
+        state.trick_cards[row, t][None],
+        int(state.maker[row]),
+        state.tricks_won[row].tolist(),
+        bool(state.maker_alone[row]),
+        bool(state.lone_defender[row] >= 0),
+    )
+    if int(state.to_play[row]) % 2:  # the solver's values are for team 0
+        values = -values
+    out = np.full(searcher.engine.num_actions, np.nan)
+    out[: values.size] = np.where(np.isfinite(values), values, np.nan)
+    return out
+
+
+def _plan_values(searcher: Searcher, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+    """(len(rows), A) values of bids, alone calls and discards: `pimc`'s rollouts on the true layout, all
+    rows and plans in one batch; a bid is worth its better plan (with the partner or alone)."""
+    plans = [searcher.plans(state, int(r)) for r in rows]
+    origin = np.repeat(rows, [len(p) for p in plans])
+    which = np.repeat(np.arange(rows.size), [len(p) for p in plans])
+    first = np.array([a for p in plans for a, _ in p], np.int64)
+    follow = np.array([-1 if b is None else b for p in plans for _, b in p], np.int64)
+    values = searcher.rollout_values(state, origin, state.to_play[origin].astype(np.int64), first, follow)
+    out = np.full((rows.size, searcher.engine.num_actions), -np.inf)
+    np.maximum.at(out, (which, first), values)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+def pimc_values(pimc: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, A) `pimc`'s mean value of each legal action over its sampled layouts; NaN for illegal actions."""
+    return np.asarray(pimc.action_values(obs, mask), np.float64)
+
+
+# ---------------------------------------------------------------- playing and recording
+
+
+class ShardPlayer:
+    """Plays and labels shards for one settings/rules pair (one per worker process)."""
+
+    def __init__(self, rules: Rules, settings: TeacherSettings):
+        self.settings = settings
+        self.engine = Engine(rules, EPISODE_HAND)
+        self.mix = parse_weighted(settings.behaviour, "behaviour")
+        self.weights = np.array([w for _, w in self.mix]) / sum(w for _, w in self.mix)
+        self.bots = [make_agent(spec, self.engine, seed=settings.seed) for spec, _ in self.mix]
+        self.searcher = Searcher(self.engine, settings.seed)
+        self.pimc = make_agent(f"pimc:worlds={settings.pimc_worlds}", self.engine, seed=settings.seed)
+
+    def reseed(self, shard: int) -> np.random.Generator:
+        """Every random source of the player from (seed, shard): the shard is a pure function of them."""
+        seq = np.random.SeedSequence([self.settings.seed, shard])
+        children = seq.spawn(len(self.bots) + 4)
+        for bot, child in zip(self.bots, children):
+            bot.rng = np.random.default_rng(child)
+        self.searcher.model.rng = np.random.default_rng(children[-1])
+        self.pimc.rng = np.random.default_rng(children[-2])
+        self.pimc.search.model.rng = np.random.default_rng(children[-3])
+        return np.random.default_rng(children[-4])
+
+    def play_shard(self, shard: int) -> dict[str, np.ndarray]:
+        """The labelled decisions of shard `shard`'s hands, as the arrays stored in a shard file."""
+        rng = self.reseed(shard)
+        n = self.settings.games_per_shard
+        engine = self.engine
+        state = engine.init(rng.integers(0, 2**63, size=n, dtype=np.uint64))
+        seat_bot = rng.choice(len(self.bots), size=(n, 4), p=self.weights)
+        returns = np.zeros((n, 4))
+        records: list[dict[str, np.ndarray]] = []
+        while not state.done.all():
+            live = np.flatnonzero(~state.done)
+            obs = engine.observe(state)[live]
+            mask = state.legal[live]
+            actions = self._behaviour(state, live, obs, mask, seat_bot, rng)
+            choice = np.flatnonzero(mask.sum(axis=1) > 1)
+            if choice.size:
+                records.append(self._record(state, live[choice], obs[choice], mask[choice], actions[choice]))
+            full = np.zeros(n, np.int64)
+            full[live] = actions
+            returns += engine.step(state, full)
+        return _finish(records, returns, engine)
+
+    def _behaviour(self, state, live, obs, mask, seat_bot, rng) -> np.ndarray:
+        """The behaviour policy's moves: each game's seat bot, then a share epsilon of random legal moves."""
+        bot_of = seat_bot[live, state.to_play[live]]
+        actions = np.empty(live.size, np.int64)
+        for b, bot in enumerate(self.bots):
+            mine = np.flatnonzero(bot_of == b)
+            if mine.size:
+                actions[mine] = bot.act(obs[mine], mask[mine], state, live[mine])
+        explore = rng.random(live.size) < self.settings.epsilon
+        if explore.any():
+            noise = np.where(mask[explore], rng.random(mask[explore].shape), -1.0)
+            actions[explore] = noise.argmax(axis=1)
+        return actions
+
+    def _record(self, state, rows, obs, mask, actions) -> dict[str, np.ndarray]:
+        """One step's labelled decisions (the outcome is filled in when the hands end)."""
+        if self.settings.label == "true":
+            values = true_values(self.searcher, state, rows)
+        else:
+            values = pimc_values(self.pimc, obs, mask)
+        return {
+            "obs_bits": np.packbits(obs.astype(bool), axis=1),
+            "mask_bits": np.packbits(mask, axis=1),
+            "values": values.astype(np.float16),
+            "phase": state.phase[rows].astype(np.int8),
+            "action": actions.astype(np.int16),
+            "game": rows,
+            "seat": state.to_play[rows].astype(np.int64),
+        }
+
+
+def _finish(records: list[dict[str, np.ndarray]], returns: np.ndarray, engine: Engine) -> dict[str, np.ndarray]:
+    """Concatenate a shard's steps and add each decision's outcome (its side's net points of the hand)."""
+    if not records:
+        return empty_arrays(engine)
+    data = {k: np.concatenate([r[k] for r in records]) for k in records[0]}
+    game, seat = data.pop("game"), data.pop("seat")
+    data["outcome"] = returns[game, seat].astype(np.int8)  # rewards are already the side's net points
+    return data
+
+
+def empty_arrays(engine: Engine) -> dict[str, np.ndarray]:
+    """A shard with no decisions, with the right dtypes and widths."""
+    d, a = engine.observation_size, engine.num_actions
+    return {
+        "obs_bits": np.zeros((0, (d + 7) // 8), np.uint8),
+        "mask_bits": np.zeros((0, (a + 7) // 8), np.uint8),
+        "values": np.zeros((0, a), np.float16),
+        "phase": np.zeros(0, np.int8),
+        "action": np.zeros(0, np.int16),
+        "outcome": np.zeros(0, np.int8),
+    }
+
+
+# ---------------------------------------------------------------- shards and manifest
+
+
+def _manifest_identity(rules: Rules, settings: TeacherSettings, engine: Engine) -> dict[str, Any]:
+    from agents.ppo import observation_signature  # torch only where teacher data is written or read
+
+    return {
+        "format": FORMAT,
+        "rules": rules.to_dict(),
+        "observation": observation_signature(engine),
+        "settings": dataclasses.asdict(settings),
+    }
+
+
+def shard_path(folder: Path, shard: int) -> Path:
+    """Where shard `shard` lives."""
+    return Path(folder) / f"shard_{shard:05d}.npz"
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """The manifest of a teacher-data folder; a clear error if there is none or it is malformed."""
+    path = Path(folder) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TeacherDataError(f"{folder} holds no teacher data ({MANIFEST} is missing)") from None
+    except json.JSONDecodeError as e:
+        raise TeacherDataError(f"{path} is not valid JSON ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise TeacherDataError(f"{path} is not a {FORMAT} manifest")
+    return manifest
+
+
+def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    problems = []
+    for part in ("rules", "settings"):
+        for key in sorted(set(saved[part]) | set(wanted[part])):
+            if saved[part].get(key) != wanted[part].get(key):
+                problems.append(f"{part}.{key}: data {saved[part].get(key)!r}, here {wanted[part].get(key)!r}")
+    if saved["observation"] != wanted["observation"]:
+        problems.append("observation layout differs (the data was written by another encoder or rules)")
+    return problems
+
+
+def _write_atomic(path: Path, write) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    _write_atomic(folder / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1)))
+
+
+def _write_shard(folder: Path, shard: int, data: dict[str, np.ndarray]) -> None:
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **data)
+
+    _write_atomic(shard_path(folder, shard), write)
+
+
+_WORKER: ShardPlayer | None = None
+
+
+def _init_worker(rules_dict: dict[str, Any], settings_dict: dict[str, Any]) -> None:
+    global _WORKER
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+    _WORKER = ShardPlayer(Rules.from_dict(rules_dict), TeacherSettings(**settings_dict))
+
+
+def _play_in_worker(job: tuple[str, int]) -> tuple[int, int]:
+    folder, shard = job
+    data = _WORKER.play_shard(shard)
+    _write_shard(Path(folder), shard, data)
+    return shard, int(data["phase"].size)
+
+
+def generate(
+    out: str | Path,
+    shards: int,
+    rules: Rules | None = None,
+    settings: TeacherSettings | None = None,
+    workers: int = 1,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Write shards 0..shards-1 of teacher data into `out` (skipping those already there); the manifest.
+
+    An existing folder must hold data of the same rules, observation layout and settings: anything
+    else is refused, naming each difference, and nothing is written.
+    """
+    rules = rules or Rules()
+    settings = settings or TeacherSettings()
+    folder = Path(out)
+    identity = _manifest_identity(rules, settings, Engine(rules, EPISODE_HAND))
+    if (folder / MANIFEST).exists():
+        manifest = read_manifest(folder)
+        problems = _differences(manifest, identity)
+        if problems:
+            raise TeacherDataError(f"{folder} holds teacher data of another kind: " + "; ".join(problems))
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        manifest = {**identity, "shards": {}}
+        _write_manifest(folder, manifest)
+    done = {int(k) for k in manifest["shards"]}
+    todo = [k for k in range(shards) if k not in done]
+    _run_jobs(folder, manifest, todo, rules, settings, workers, progress)
+    return manifest
+
+
+def _run_jobs(folder, manifest, todo, rules, settings, workers, progress) -> None:
+    """Play the missing shards in `workers` processes, recording each in the manifest as it lands."""
+    from tqdm import tqdm
+
+    jobs = [(str(folder), k) for k in todo]
+    init_args = (rules.to_dict(), dataclasses.asdict(settings))
+    bar = tqdm(total=len(jobs), unit="shard", disable=not progress, desc="teacher data")
+    try:
+        if workers <= 1:
+            _init_worker(*init_args)
+            results = map(_play_in_worker, jobs)
+        else:
+            pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, init_args)
+            results = pool.imap_unordered(_play_in_worker, jobs)
+        for shard, count in results:
+            manifest["shards"][str(shard)] = count
+            _write_manifest(folder, manifest)
+            bar.update(1)
+            bar.set_postfix(decisions=sum(manifest["shards"].values()))
+    finally:
+        bar.close()
+        if workers > 1:
+            pool.terminate()
+
+
+@dataclasses.dataclass
+class TeacherData:
+    """Teacher data loaded in memory (packed as stored); `observations()` unpacks rows."""
+
+    manifest: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+    observation_size: int
+    num_actions: int
+
+    def __len__(self) -> int:
+        return int(self.arrays["phase"].size)
+
+    def observations(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), D) float32 observations."""
+        bits = np.unpackbits(self.arrays["obs_bits"][rows], axis=1, count=self.observation_size)
+        return bits.astype(np.float32)
+
+    def masks(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), A) bool legal masks."""
+        return np.unpackbits(self.arrays["mask_bits"][rows], axis=1, count=self.num_actions).astype(bool)
+
+
+def load(folder: str | Path, engine: Engine, settings: TeacherSettings | None = None) -> TeacherData:
+    """Every shard listed in `folder`'s manifest, refusing data of other rules or another observation layout."""
+    manifest = read_manifest(folder)
+    wanted = _manifest_identity(engine.rules, settings or TeacherSettings(**manifest["settings"]), engine)
+    problems = [p for p in _differences(manifest, wanted) if settings is not None or not p.startswith("settings.")]
+    if problems:
+        raise TeacherDataError(f"{folder} holds teacher data for another game: " + "; ".join(problems))
+    parts = []
+    for shard in sorted(int(k) for k in manifest["shards"]):
+        with np.load(shard_path(Path(folder), shard)) as f:
+            parts.append({k: f[k] for k in ARRAYS})
+    arrays = {k: np.concatenate([p[k] for p in parts]) for k in ARRAYS} if parts else empty_arrays(engine)
+    return TeacherData(manifest, arrays, engine.observation_size, engine.num_actions)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m agents.teacher OUT --shards N [--workers W] [--label true|pimc] [...]`."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(prog="python -m agents.teacher", description=__doc__.splitlines()[0])
+    parser.add_argument("out", help="folder of the data (created, or resumed if it exists)")
+    parser.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (hands = N * games_per_shard)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE", help="Rules options (default rules)")
+    defaults = TeacherSettings()
+    for field in dataclasses.fields(TeacherSettings):
+        flag = "--" + field.name.replace("_", "-")
+        parser.add_argument(flag, type=type(getattr(defaults, field.name)), default=getattr(defaults, field.name))
+    cli = parser.parse_args(argv)
+    try:
+        rules = Rules.from_dict({k: _literal(v) for k, _, v in (item.partition("=") for item in cli.rules)})
+        settings = TeacherSettings(**{f.name: getattr(cli, f.name) for f in dataclasses.fields(TeacherSettings)})
+        start = time.perf_counter()
+        before = sum(read_manifest(cli.out)["shards"].values()) if (Path(cli.out) / MANIFEST).exists() else 0
+        manifest = generate(cli.out, cli.shards, rules, settings, workers=cli.workers)
+    except (TeacherDataError, ValueError) as e:
+        parser.exit(2, f"{parser.prog}: error: {e}\n")
+    made = sum(manifest["shards"].values()) - before
+    seconds = time.perf_counter() - start
+    print(
+        f"{cli.out}: {sum(manifest['shards'].values())} labelled decisions in {len(manifest['shards'])} shards; "
+        f"this run {made} in {seconds:.0f} s ({made / max(seconds, 1e-9) / max(cli.workers, 1):.0f} per second per worker)"
+    )
+    return 0
+
+
+def _literal(text: str) -> Any:
+    """A `--rules` value: int, bool or string."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""Teacher data: labels equal direct solver calls, shards round-trip with their manifest, refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from agents.heuristic import HeuristicAgent
+from agents.pimc import Searcher, score_table
+from agents.solver import DoubleDummy, hand_masks
+from agents.teacher import (
+    MANIFEST,
+    ShardPlayer,
+    TeacherDataError,
+    TeacherSettings,
+    generate,
+    load,
+    read_manifest,
+    shard_path,
+    true_values,
+)
+from euchre_env import Engine, Phase, Rules, game_keys
+from euchre_env.cards import NUM_TRICKS
+
+RULES = {
+    "default": Rules(),
+    "lone-32-joker": Rules(deck=32, joker=True, lone_defender=True, stick_the_dealer=False),
+}
+TINY = TeacherSettings(behaviour="heuristic=1,random=1", games_per_shard=6, seed=3)
+
+
+def random_positions(engine: Engine, seed: int, phases: set[int], games: int = 24):
+    """(state, row) pairs at decisions in `phases` with several legal actions, from random play."""
+    rng = np.random.default_rng(seed)
+    state = engine.init(game_keys(seed, games))
+    while not state.done.all():
+        for row in np.flatnonzero(~state.done):
+            if int(state.phase[row]) in phases and state.legal[row].sum() > 1:
+                yield state.take(np.array([row])), 0
+        actions = np.argmax(np.where(state.legal, rng.random(state.legal.shape), -1), axis=1)
+        engine.step(state, actions)
+
+
+def solved_points(engine: Engine, state, me: int) -> float:
+    """Net points for `me`'s side of the one game in `state`: its hand score if over, else solved double-dummy."""
+    if state.phase[0] >= Phase.HAND_OVER:
+        points = engine.hand_score(state, np.array([0]))[0]
+        return float(points[me % 2] - points[1 - me % 2])
+    t = int(state.trick_index[0])
+    t0 = int(
+        DoubleDummy(engine.deck).values(
+            hand_masks(state.hand[0])[None], state.trump[0], state.trick_leader[0, t], state.active[0][None],
+            state.trick_cards[0, t][None],
+        )[0]
+    )
+    maker_team = int(state.maker[0]) % 2
+    remaining = NUM_TRICKS - int(state.tricks_won[0].sum())
+    maker_tricks = int(state.tricks_won[0, maker_team]) + (t0 if maker_team == 0 else remaining - t0)
+    net = score_table(engine)[int(state.maker_alone[0]), int(state.lone_defender[0] >= 0), maker_tricks]
+    return float(net if maker_team == me % 2 else -net)
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_card_label_equals_a_solver_call_on_the_layout_after_the_card(name):
+    engine = Engine(RULES[name])
+    searcher = Searcher(engine, seed=0)
+    checked = 0
+    for state, row in random_positions(engine, 11, {Phase.PLAY}):
+        values = true_values(searcher, state, np.array([row]))[0]
+        me = int(state.to_play[0])
+        assert np.array_equal(np.isfinite(values), state.legal[0])
+        for card in np.flatnonzero(state.legal[0]):
+            after = state.copy()
+            engine.step(after, np.array([card]))
+            assert values[card] == solved_points(engine, after, me)
+        checked += 1
+        if checked == 40:
+            break
+    assert checked == 40
+
+
+def test_last_trick_label_is_the_hands_true_score():
+    engine = Engine()
+    searcher = Searcher(engine, seed=0)
+    rng = np.random.default_rng(5)
+    state = engine.init(game_keys(5, 16))
+    while not (state.trick_index == NUM_TRICKS - 1).all():
+        live = state.trick_index < NUM_TRICKS - 1
+        actions = np.argmax(np.where(state.legal, rng.random(state.legal.shape), -1), axis=1)
+        actions[~live] = 0
+        sub = np.flatnonzero(live)
+        part = state.take(sub)
+        engine.step(part, actions[sub])
+        for f in dataclasses.fields(state):
+            getattr(state, f.name)[sub] = getattr(part, f.name)
+    rows = np.arange(16)
+    labels = true_values(searcher, state, rows)
+    me = state.to_play.copy()
+    forced = state.legal.argmax(axis=1)
+    returns = np.zeros((16, 4))
+    while not state.done.all():
+        returns += engine.step(state, state.legal.argmax(axis=1))
+    assert np.array_equal(labels[rows, forced], returns[rows, me])
+
+
+def test_bid_label_is_the_best_plan_rolled_out_by_the_heuristic_and_solved():
+    engine = Engine()
+    searcher = Searcher(engine, seed=0)
+    model = HeuristicAgent(engine, seed=0)
+    checked = 0
+    for state, row in random_positions(engine, 7, {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.DISCARD}):
+        values = true_values(searcher, state, np.array([row]))[0]
+        me = int(state.to_play[0])
+        for action in np.flatnonzero(state.legal[0]):
+            names_trump = engine.first_suit_action <= action < engine.first_suit_action + 4
+            follow_ups = [engine.partner_action, engine.alone_action] if names_trump else [None]
+            best = -np.inf
+            for follow in follow_ups:
+                st = state.copy()
+                engine.step(st, np.array([action]))
+                while st.phase[0] < Phase.PLAY:
+                    mine = follow is not None and st.phase[0] == Phase.MAKER_ALONE and st.to_play[0] == me
+                    a = follow if mine else int(model.act(engine.observe(st), st.legal)[0])
+                    engine.step(st, np.array([a]))
+                best = max(best, solved_points(engine, st, me))
+            assert values[action] == best
+        checked += 1
+        if checked == 12:
+            break
+    assert checked == 12
+
+
+def test_a_shard_is_a_pure_function_of_settings_and_index():
+    player = ShardPlayer(Rules(), TINY)
+    first, again = player.play_shard(1), player.play_shard(1)
+    for key in first:
+        np.testing.assert_array_equal(first[key], again[key])
+    other = player.play_shard(2)
+    assert not np.array_equal(first["phase"], other["phase"]) or not np.array_equal(first["values"], other["values"])
+    legal = np.unpackbits(first["mask_bits"], axis=1, count=player.engine.num_actions).astype(bool)
+    assert np.array_equal(np.isfinite(first["values"]), legal)
+    assert (legal.sum(axis=1) > 1).all()
+    assert legal[np.arange(legal.shape[0]), first["action"]].all()
+
+
+def test_shards_round_trip_with_their_manifest_and_resume(tmp_path):
+    folder = tmp_path / "data"
+    manifest = generate(folder, 2, Rules(), TINY, progress=False)
+    assert set(manifest["shards"]) == {"0", "1"}
+    engine = Engine()
+    data = load(folder, engine)
+    assert len(data) == sum(manifest["shards"].values())
+    player = ShardPlayer(Rules(), TINY)
+    direct = [player.play_shard(k) for k in (0, 1)]
+    obs = np.concatenate([np.unpackbits(d["obs_bits"], axis=1, count=engine.observation_size) for d in direct])
+    np.testing.assert_array_equal(data.observations(np.arange(len(data))), obs.astype(np.float32))
+    np.testing.assert_array_equal(data.arrays["values"], np.concatenate([d["values"] for d in direct]))
+    stamp = shard_path(folder, 0).stat().st_mtime_ns
+    generate(folder, 3, Rules(), TINY, progress=False)  # resume: only shard 2 is new
+    assert shard_path(folder, 0).stat().st_mtime_ns == stamp
+    assert set(read_manifest(folder)["shards"]) == {"0", "1", "2"}
+
+
+def test_worker_count_does_not_change_the_files(tmp_path):
+    generate(tmp_path / "one", 2, Rules(), TINY, workers=1, progress=False)
+    generate(tmp_path / "two", 2, Rules(), TINY, workers=2, progress=False)
+    for k in range(2):
+        with np.load(shard_path(tmp_path / "one", k)) as a, np.load(shard_path(tmp_path / "two", k)) as b:
+            for key in a.files:
+                np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_data_of_other_rules_or_settings_is_refused(tmp_path):
+    folder = tmp_path / "data"
+    generate(folder, 1, Rules(), TINY, progress=False)
+    before = (folder / MANIFEST).read_text()
+    with pytest.raises(TeacherDataError, match="rules.stick_the_dealer"):
+        generate(folder, 2, Rules(stick_the_dealer=False), TINY, progress=False)
+    with pytest.raises(TeacherDataError, match="settings.epsilon"):
+        generate(folder, 2, Rules(), dataclasses.replace(TINY, epsilon=0.5), progress=False)
+    assert (folder / MANIFEST).read_text() == before and not shard_path(folder, 1).exists()
+    with pytest.raises(TeacherDataError, match="rules.deck"):
+        load(folder, Engine(Rules(deck=32)))
+    manifest = json.loads(before)
+    manifest["observation"]["observation_size"] += 1
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(TeacherDataError, match="observation layout"):
+        load(folder, Engine())
+    with pytest.raises(TeacherDataError, match="is missing"):
+        load(tmp_path / "nothing", Engine())
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [({"label": "dd"}, "label"), ({"epsilon": 2.0}, "epsilon"), ({"behaviour": "heuristic"}, "NAME=NUMBER")],
+)
+def test_bad_settings_name_the_problem(change, message):
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(TINY, **change)
