@@ -33,6 +33,7 @@ import hashlib
 import inspect
 import os
 import random
+import signal
 import sys
 import tempfile
 import textwrap
@@ -52,10 +53,13 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.base import Agent, make_agent
+from agents.base import parse_weighted as agents_parse_weighted
 from agents.ppo import (
+    MASKED_LOGIT,
     ActorCritic,
     CheckpointMismatchError,
     PPOAgent,
+    build_network,
     check_compatible,
     load_checkpoint,
     observation_signature,
@@ -66,6 +70,7 @@ from euchre_env.cards import NUM_SEATS
 ROOT = Path(__file__).resolve().parent
 SELF = "self"
 POOL = "pool"
+STAGES = ("ppo", "distill")
 CHECKPOINT_FORMAT = 1
 
 
@@ -77,6 +82,8 @@ class ConfigError(ValueError):
 class Args:
     config: str = "configs/ppo.yaml"
     """YAML preset whose keys are these options (a relative path is also looked up next to train.py)"""
+    stage: str = "ppo"
+    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data"""
     run_name: str = ""
     """run folder under runs_dir for TensorBoard logs and checkpoints; empty: ppo__{seed}__{unix time}"""
     runs_dir: str = "runs"
@@ -137,6 +144,27 @@ class Args:
     """hidden layers in the trunk shared by the policy and value heads"""
     canonical_suits: bool = True
     """relabel suits in the network's input and output so that trump (before it is made, the upcard's suit) is always the same suit"""
+    action_values: bool = False
+    """give the network a per-action value head as well (trained by distillation on the teacher's action values)"""
+    init_checkpoint: str = ""
+    """start from this checkpoint's network (e.g. a distilled policy to fine-tune); its architecture options are used"""
+    kl_coef: float = 0.0
+    """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
+
+    teacher_data: str = "data/teacher_true"
+    """distill: folder written by `python -m agents.teacher`"""
+    distill_epochs: float = 4.0
+    """distill: passes over the training part of the teacher data"""
+    distill_batch_size: int = 2048
+    """distill: decisions per minibatch (one update)"""
+    policy_temperature: float = 1.0
+    """distill: the policy's target is softmax(teacher action values / temperature) over the legal actions (points)"""
+    action_value_coef: float = 1.0
+    """distill: weight of the per-action value regression"""
+    state_value_coef: float = 0.25
+    """distill: weight of the state value regression (to the hand's outcome as played)"""
+    holdout_fraction: float = 0.02
+    """distill: share of the teacher shards (the last ones) held out to measure the fit"""
 
     opponent_mix: str = "self=0.6,pool=0.2,heuristic=0.2"
     """per-game draw of who the learner plays: self (it plays all four seats), pool (a past snapshot of itself), or any agent spec (random, heuristic, pimc, ...; no commas), with weights"""
@@ -240,19 +268,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, dict[str, Any] | No
 
 def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
     """`self=0.6,pool=0.2,heuristic=0.2` -> [(name, number)]; a name may hold `=` but no comma."""
-    items = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, number = part.rpartition("=")
-        try:
-            value = float(number)
-        except ValueError:
-            value = -1.0
-        if not sep or not name or value < 0:
-            raise ConfigError(f"{option} entry {part!r} is not NAME=NUMBER with a number >= 0")
-        items.append((name, value))
-    if not items or len({n for n, _ in items}) != len(items):
-        raise ConfigError(f"{option}={text!r} needs one or more entries with distinct names")
-    return items
+    try:
+        return agents_parse_weighted(text, option)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def parse_mix(text: str) -> list[tuple[str, float]]:
@@ -406,326 +425,638 @@ def evaluate_policy(play_match: Callable, net: ActorCritic, engine: Engine, args
     }
 
 
-# ---------------------------------------------------------------- training
+# ---------------------------------------------------------------- runs: setup, checkpoints, evaluation
+
+
+@dataclass
+class Run:
+    """What every stage shares: the run folder, engine, device, network, optimizer, logger, evaluator."""
+
+    args: Args
+    dir: Path
+    ckpt_dir: Path
+    engine: Engine
+    device: torch.device
+    net: ActorCritic
+    optimizer: optim.Optimizer
+    model_kwargs: dict[str, Any]
+    writer: SummaryWriter
+    play_match: Callable | None
+    resumed_from: str
+
+    def tensor(self, array: np.ndarray) -> torch.Tensor:
+        """A numpy array as a tensor on the run's device."""
+        return torch.from_numpy(array).to(self.device)
+
+
+def start_run(args: Args, checkpoint: dict[str, Any] | None, prefix: str, engine: Engine) -> Run:
+    """Seed everything, build the network (from the checkpoint, init_checkpoint or fresh), open TensorBoard."""
+    resumed_from = args.resume
+    run_name = args.run_name or f"{prefix}__{args.seed}__{int(time.time())}"
+    args = dataclasses.replace(args, run_name=run_name, resume="")
+    random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    if args.torch_threads > 0:
+        torch.set_num_threads(args.torch_threads)
+    device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device)
+    play_match = evaluation_function(args, engine)
+    if checkpoint is not None:
+        check_compatible(checkpoint, engine, f"checkpoint {resumed_from!r} (--resume)", same_positions=True)
+        model_kwargs = checkpoint["model_kwargs"]
+    elif args.init_checkpoint:
+        model_kwargs = reference_checkpoint(args, engine)["model_kwargs"]
+    else:
+        model_kwargs = dict(
+            hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits,
+            action_values=args.action_values,
+        )
+    net = ActorCritic(engine, **model_kwargs).to(device)
+    if checkpoint is not None:
+        net.load_state_dict(checkpoint["model"])
+    elif args.init_checkpoint:
+        net.load_state_dict(build_network(reference_checkpoint(args, engine), engine).state_dict())
+    optimizer = optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+    run_dir = Path(args.runs_dir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text(
+        "hyperparameters",
+        "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()) + f"\n|device|{device}|",
+    )
+    return Run(args, run_dir, run_dir / "checkpoints", engine, device, net, optimizer, model_kwargs, writer, play_match, resumed_from)
+
+
+def reference_checkpoint(args: Args, engine: Engine) -> dict[str, Any]:
+    """init_checkpoint, checked against this game."""
+    checkpoint = load_checkpoint(args.init_checkpoint)
+    check_compatible(checkpoint, engine, f"init_checkpoint {args.init_checkpoint!r}")
+    return checkpoint
+
+
+def save_run_checkpoint(run: Run, checkpoint: dict[str, Any], update: int) -> None:
+    """update_NNNNNN.pt and latest.pt, atomically; keep only the newest keep_checkpoints numbered ones."""
+    save_checkpoint(run.ckpt_dir / f"update_{update:06d}.pt", checkpoint)
+    save_checkpoint(run.ckpt_dir / "latest.pt", checkpoint)
+    if run.args.keep_checkpoints > 0:
+        for old in sorted(run.ckpt_dir.glob("update_*.pt"))[: -run.args.keep_checkpoints]:
+            old.unlink()
+
+
+def interrupted(run: Run, checkpoint: dict[str, Any], update: int) -> None:
+    """After Ctrl-C: write the checkpoint of the last finished update, say how to continue, exit 130."""
+    save_run_checkpoint(run, checkpoint, update)
+    latest = run.ckpt_dir / "latest.pt"
+    print(f"\ninterrupted after update {update}; checkpoint written. Continue with:\n  python train.py --resume {latest}", flush=True)
+    raise SystemExit(130)
+
+
+class StopRequest:
+    """Ctrl-C while training: the first one lets the current update finish, then the run saves and stops;
+    a second one stops at once without saving."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.previous: Any = None
+
+    def __enter__(self) -> "StopRequest":
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        except ValueError:  # not the main thread: Ctrl-C cannot reach this run anyway
+            self.previous = None
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        tqdm.write("Ctrl-C: stopping after this update and saving a checkpoint (Ctrl-C again stops at once, unsaved)")
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def log_evaluation(run: Run, evaluation: dict[str, Any], step: int, where: str) -> None:
+    """Each evaluation match's margin (with its 95% interval) to TensorBoard and the console."""
+    for spec, match in evaluation.items():
+        margin = match.margin_per_hand
+        run.writer.add_scalar(f"eval/margin_per_hand_vs_{spec}", margin.value, step)
+        run.writer.add_scalar(f"eval/margin_per_hand_vs_{spec}_low", margin.low, step)
+        run.writer.add_scalar(f"eval/margin_per_hand_vs_{spec}_high", margin.high, step)
+        run.writer.add_scalar(f"eval/points_per_hand_vs_{spec}", match.points_per_hand_a.value, step)
+    tqdm.write(
+        f"{where}, step {step}: margin per hand (95% interval) "
+        + ", ".join(f"vs {spec} {match.margin_per_hand}" for spec, match in evaluation.items())
+    )
+
+
+# ---------------------------------------------------------------- PPO: opponents and rollout storage
+
+
+class League:
+    """Who the learner plays in each game: itself, a past snapshot (the pool) or a bot, and which side it holds."""
+
+    def __init__(self, args: Args, run: Run, rng: np.random.Generator):
+        mix = parse_mix(args.opponent_mix)
+        self.args, self.run, self.rng = args, run, rng
+        self.names = [name for name, _ in mix]
+        self.weights = np.array([w for _, w in mix])
+        self.self_kind = self.names.index(SELF) if SELF in self.names else -1
+        self.pool_kind = self.names.index(POOL) if POOL in self.names else -1
+        self.bots = {
+            name: make_agent(name, run.engine, seed=args.seed + 1 + k)
+            for k, name in enumerate(self.names)
+            if name not in (SELF, POOL)
+        }
+        self.pool: list[ActorCritic] = []
+        self.pool_count = 0
+        n = args.num_envs
+        self.kind = np.zeros(n, np.int64)
+        self.team = np.zeros(n, np.int64)
+        self.pool_slot = np.zeros(n, np.int64)
+
+    def snapshot(self) -> None:
+        """Copy the learner into the pool (replacing the oldest snapshot when full)."""
+        slot = self.pool_count % self.args.pool_size
+        if slot == len(self.pool):
+            self.pool.append(ActorCritic(self.run.engine, **self.run.model_kwargs).to(self.run.device).eval())
+        self.pool[slot].load_state_dict(self.run.net.state_dict())
+        self.pool_count += 1
+
+    def draw(self, rows: np.ndarray) -> None:
+        """New opponents and sides for the games in `rows`."""
+        self.kind[rows] = self.rng.choice(len(self.names), size=rows.size, p=self.weights)
+        self.team[rows] = self.rng.integers(0, 2, size=rows.size)
+        self.pool_slot[rows] = self.rng.integers(0, len(self.pool), size=rows.size)
+
+    def learner_rows(self, to_play: np.ndarray) -> np.ndarray:
+        """(N,) bool: the learner decides in this game now."""
+        return (self.kind == self.self_kind) | (to_play % 2 == self.team)
+
+    def act(self, actions: np.ndarray, learner: np.ndarray, obs: np.ndarray, mask: np.ndarray, state: EuchreState) -> None:
+        """Fill in the opponents' actions (bots and pool snapshots) where the learner does not decide."""
+        for k, name in enumerate(self.names):
+            their = np.flatnonzero(~learner & (self.kind == k))
+            if k == self.self_kind or their.size == 0:
+                continue
+            if k != self.pool_kind:
+                actions[their] = bot_act(self.bots[name], obs, mask, state, their)
+                continue
+            for slot in np.unique(self.pool_slot[their]):
+                r = their[self.pool_slot[their] == slot]
+                with torch.no_grad():
+                    a, _, _ = sample_actions(self.pool[slot], self.run.tensor(obs[r]), self.run.tensor(mask[r]))
+                actions[r] = a.cpu().numpy()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "pool": [p.state_dict() for p in self.pool],
+            "pool_count": self.pool_count,
+            "games": {name: torch.from_numpy(getattr(self, name).copy()) for name in ("kind", "team", "pool_slot")},
+        }
+
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        for weights in saved["pool"]:
+            self.pool.append(ActorCritic(self.run.engine, **self.run.model_kwargs).to(self.run.device).eval())
+            self.pool[-1].load_state_dict(weights)
+        self.pool_count = saved["pool_count"]
+        for name in ("kind", "team", "pool_slot"):
+            getattr(self, name)[:] = saved["games"][name].numpy()
+
+
+@dataclass
+class Rollout:
+    """One rollout's learner decisions (at most one per game per step) and their (game, seat) streams."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    actions: np.ndarray
+    logprobs: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    dones: np.ndarray
+    next: np.ndarray  # index of the same stream's next decision, -1 if none in this rollout
+    boot: np.ndarray  # bootstrap value for a stream still open at the rollout's end
+    count: int = 0
+    step_starts: list[int] = field(default_factory=list)
+    returns_by_kind: dict[int, list[float]] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, capacity: int, engine: Engine) -> "Rollout":
+        z = lambda dtype, *shape: np.zeros((capacity, *shape), dtype)  # noqa: E731
+        return cls(
+            z(np.float32, engine.observation_size), z(bool, engine.num_actions), z(np.int64), z(np.float32),
+            z(np.float32), z(np.float32), z(bool), z(np.int64), z(np.float32),
+        )
+
+    def digest(self) -> str:
+        c = self.count
+        return batch_digest(self.obs[:c], self.mask[:c], self.actions[:c], self.logprobs[:c], self.rewards[:c], self.dones[:c], self.next[:c])
+
+
+# ---------------------------------------------------------------- PPO: the stages of one update
+
+
+def collect_rollout(run: Run, env: EuchreVectorEnv, league: League, buf: Rollout, obs: np.ndarray, episode_return: np.ndarray) -> np.ndarray:
+    """Step every game num_steps times, storing the learner's decisions; returns the next observations."""
+    n = run.args.num_envs
+    games = np.arange(n)
+    last = np.full((n, NUM_SEATS), -1, np.int64)  # latest decision index of each (game, seat) stream
+    buf.count, buf.step_starts, buf.returns_by_kind = 0, [], {}
+    buf.rewards[:], buf.dones[:], buf.next[:], buf.boot[:] = 0, False, -1, 0
+    for _ in range(run.args.num_steps):
+        buf.step_starts.append(buf.count)
+        mask = env.state.legal
+        to_play = env.state.to_play.astype(np.int64)
+        learner = league.learner_rows(to_play)
+        rows = np.flatnonzero(learner)
+        idx = np.arange(buf.count, buf.count + rows.size)
+        i = slice(buf.count, buf.count + rows.size)
+        buf.obs[i], buf.mask[i] = obs[rows], mask[rows]
+        with torch.no_grad():
+            a, logp, v = sample_actions(run.net, run.tensor(buf.obs[i]), run.tensor(buf.mask[i]))
+        buf.actions[i], buf.logprobs[i], buf.values[i] = a.cpu().numpy(), logp.cpu().numpy(), v.cpu().numpy()
+        actions = np.zeros(n, np.int64)
+        actions[rows] = buf.actions[i]
+        previous = last[rows, to_play[rows]]
+        buf.next[previous[previous >= 0]] = idx[previous >= 0]
+        last[rows, to_play[rows]] = idx
+        buf.count += rows.size
+        league.act(actions, learner, obs, mask, env.state)
+
+        obs, rewards, terminated, _, _ = env.step(actions)
+        # Hand-end rewards go to each learner seat's latest decision; episode ends close the streams.
+        credited = (last >= 0) & (rewards != 0)
+        buf.rewards[last[credited]] += rewards[credited]
+        episode_return += rewards[games, league.team]
+        ended = np.flatnonzero(terminated)
+        if ended.size:
+            closing = last[ended]
+            buf.dones[closing[closing >= 0]] = True
+            last[ended] = -1
+            for g in ended[league.kind[ended] != league.self_kind]:
+                buf.returns_by_kind.setdefault(int(league.kind[g]), []).append(float(episode_return[g]))
+            episode_return[ended] = 0
+            league.draw(ended)
+    bootstrap_open_streams(run, env, buf, last)
+    return obs
+
+
+@torch.no_grad()
+def bootstrap_open_streams(run: Run, env: EuchreVectorEnv, buf: Rollout, last: np.ndarray) -> None:
+    """Streams still open at the rollout's end take the value of their seat's current information state."""
+    n = run.args.num_envs
+    for seat in range(NUM_SEATS):
+        open_games = np.flatnonzero(last[:, seat] >= 0)
+        if open_games.size:
+            seat_obs = run.engine.observe(env.state, np.full(n, seat))[open_games]
+            buf.boot[last[open_games, seat]] = run.net.get_value(run.tensor(seat_obs)).cpu().numpy()
+
+
+def masked_kl(logits: torch.Tensor, reference_logits: torch.Tensor) -> torch.Tensor:
+    """(n,) KL(policy || reference) of two masked categorical policies over the same legal actions."""
+    log_p, log_q = torch.log_softmax(logits, dim=1), torch.log_softmax(reference_logits, dim=1)
+    return (log_p.exp() * (log_p - log_q)).sum(dim=1)
+
+
+def ppo_update(
+    run: Run, buf: Rollout, advantages: np.ndarray, rng: np.random.Generator, reference: ActorCritic | None
+) -> dict[str, float]:
+    """update_epochs passes of clipped PPO over the rollout's decisions (plus the KL toward the reference)."""
+    args, c = run.args, buf.count
+    t = {name: run.tensor(getattr(buf, name)[:c]) for name in ("obs", "mask", "actions", "logprobs", "values")}
+    t_adv = run.tensor(advantages)
+    t_returns = t_adv + t["values"]
+    minibatch_size = -(-c // args.num_minibatches)
+    clipfracs, stats = [], {}
+    for _ in range(args.update_epochs):
+        order = rng.permutation(c)
+        for start in range(0, c, minibatch_size):
+            mb = run.tensor(order[start : start + minibatch_size])
+            logits, new_value = run.net(t["obs"][mb], t["mask"][mb])
+            dist = Categorical(logits=logits, validate_args=False)
+            logratio = dist.log_prob(t["actions"][mb]) - t["logprobs"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                stats["old_approx_kl"] = (-logratio).mean()
+                stats["approx_kl"] = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
+            mb_adv = t_adv[mb]
+            if args.norm_adv and mb_adv.numel() > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            v_loss = value_loss(new_value, t["values"][mb], t_returns[mb], args)
+            entropy_loss = dist.entropy().mean()
+            loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+            if reference is not None:
+                with torch.no_grad():
+                    reference_logits, _ = reference(t["obs"][mb], t["mask"][mb])
+                stats["reference_kl"] = masked_kl(logits, reference_logits).mean()
+                loss = loss + args.kl_coef * stats["reference_kl"]
+            run.optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(run.net.parameters(), args.max_grad_norm)
+            run.optimizer.step()
+        if args.target_kl > 0 and stats["approx_kl"] > args.target_kl:
+            break
+    stats |= {"value_loss": v_loss, "policy_loss": pg_loss, "entropy": entropy_loss}
+    out = {k: v.detach().item() for k, v in stats.items()}
+    returns = advantages + buf.values[:c]
+    var_y = np.var(returns)
+    out["clipfrac"] = float(np.mean(clipfracs))
+    out["explained_variance"] = np.nan if var_y == 0 else float(1 - np.var(returns - buf.values[:c]) / var_y)
+    return out
+
+
+def value_loss(new_value: torch.Tensor, old_value: torch.Tensor, returns: torch.Tensor, args: Args) -> torch.Tensor:
+    """PPO's value loss, clipped around the rollout's values as the reference implementation does when clip_vloss."""
+    unclipped = (new_value - returns) ** 2
+    if not args.clip_vloss:
+        return 0.5 * unclipped.mean()
+    clipped = old_value + torch.clamp(new_value - old_value, -args.clip_coef, args.clip_coef)
+    return 0.5 * torch.max(unclipped, (clipped - returns) ** 2).mean()
+
+
+def ppo_checkpoint(run: Run, env: EuchreVectorEnv, league: League, buf: Rollout, rng, update: int, global_step: int, episode_return) -> dict[str, Any]:
+    """Everything needed to continue bit for bit: model, optimizer, games in progress, pool, every random stream."""
+    saved_league = league.state_dict()
+    saved_league["games"]["episode_return"] = torch.from_numpy(episode_return.copy())
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "stage": "ppo",
+        "model": run.net.state_dict(),
+        "model_kwargs": run.model_kwargs,
+        "optimizer": run.optimizer.state_dict(),
+        "config": dataclasses.asdict(run.args),
+        "rules": run.engine.rules.to_dict(),
+        "observation": observation_signature(run.engine),
+        "update": update,
+        "global_step": global_step,
+        **saved_league,
+        "env_state": state_to_tensors(env.state),
+        "rng": rng_states(rng, league.bots),
+        "batch_digest": buf.digest(),
+    }
+
+
+def log_update(run: Run, league: League, buf: Rollout, stats: dict[str, float], global_step: int, sps: float) -> None:
+    """The update's losses and the learner's returns by opponent, to TensorBoard."""
+    scalars = {
+        "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
+        "charts/SPS": sps,
+        "charts/learner_decisions": buf.count,
+        "charts/pool_size": len(league.pool),
+        **{f"losses/{k}": v for k, v in stats.items()},
+    }
+    for k, values in buf.returns_by_kind.items():
+        scalars[f"charts/return_vs_{league.names[k]}"] = float(np.mean(values))
+    for tag, value in scalars.items():
+        run.writer.add_scalar(tag, value, global_step)
+
+
+# ---------------------------------------------------------------- PPO: the driver
+
+
+def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
+    """Run PPO as configured (fine-tuning toward init_checkpoint's policy when kl_coef > 0); continue from `checkpoint`."""
+    batch_size = args.num_envs * args.num_steps
+    num_updates = args.total_timesteps // batch_size
+    if num_updates < 1:
+        raise ConfigError(f"total_timesteps={args.total_timesteps} is less than one rollout (num_envs * num_steps = {batch_size})")
+    if args.kl_coef > 0 and not args.init_checkpoint:
+        raise ConfigError("kl_coef > 0 needs init_checkpoint: the reference policy the KL term keeps the learner close to")
+    env = EuchreVectorEnv(args.num_envs, Rules.from_dict(args.rules), episode=args.episode, reward=args.reward, seed=args.seed)
+    run = start_run(args, checkpoint, "ppo", env.engine)
+    args = run.args
+    rng = np.random.default_rng(args.seed)
+    league = League(args, run, rng)
+    reference = None
+    if args.kl_coef > 0:
+        reference = build_network(reference_checkpoint(args, run.engine), run.engine).to(run.device).eval()
+    episode_return = np.zeros(args.num_envs, np.float64)
+    if checkpoint is None:
+        update, global_step = 0, 0
+        league.snapshot()
+        env.reset(seed=args.seed)
+        league.draw(np.arange(args.num_envs))
+    else:
+        run.optimizer.load_state_dict(checkpoint["optimizer"])
+        update, global_step = checkpoint["update"], checkpoint["global_step"]
+        league.load_state_dict(checkpoint)
+        env.state = state_from_tensors(checkpoint["env_state"])
+        if env.state.num_games != args.num_envs:
+            raise ConfigError(f"num_envs={args.num_envs} but the checkpoint holds {env.state.num_games} games; resume with the same num_envs")
+        episode_return[:] = checkpoint["games"]["episode_return"].numpy()
+        restore_rng_states(checkpoint["rng"], rng, league.bots)
+    obs = run.engine.observe(env.state)
+    print(
+        f"run {run.dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "
+        f"opponents {dict(parse_mix(args.opponent_mix))}, device {run.device}, {run.engine.observation_size} inputs, "
+        f"{run.engine.num_actions} actions; checkpoints in {run.ckpt_dir}; tensorboard --logdir {args.runs_dir}",
+        flush=True,
+    )
+    buf = Rollout.empty(batch_size, run.engine)
+    start_time, start_step = time.time(), global_step
+    bar = tqdm(total=num_updates * batch_size, initial=global_step, unit="step", unit_scale=True, disable=not args.progress, dynamic_ncols=True)
+    evaluation: dict[str, Any] = {}
+    with StopRequest() as stop:
+        while update < num_updates:
+            if args.anneal_lr:
+                run.optimizer.param_groups[0]["lr"] = (1.0 - update / num_updates) * args.learning_rate
+            obs = collect_rollout(run, env, league, buf, obs, episode_return)
+            advantages = stream_advantages(
+                buf.rewards[: buf.count], buf.values[: buf.count], buf.dones[: buf.count], buf.next[: buf.count],
+                buf.boot[: buf.count], buf.step_starts, args.gamma, args.gae_lambda,
+            )
+            stats = ppo_update(run, buf, advantages, rng, reference)
+            update += 1
+            global_step += batch_size
+            if POOL in league.names and update % args.pool_interval == 0:
+                league.snapshot()
+            log_update(run, league, buf, stats, global_step, (global_step - start_step) / (time.time() - start_time))
+            if update % args.save_interval == 0 or update == num_updates:
+                save_run_checkpoint(run, ppo_checkpoint(run, env, league, buf, rng, update, global_step, episode_return), update)
+            if run.play_match is not None and (update % args.eval_interval == 0 or update == num_updates):
+                with torch.random.fork_rng(devices=[]):
+                    evaluation = evaluate_policy(run.play_match, run.net, run.engine, args)
+                log_evaluation(run, evaluation, global_step, f"update {update}/{num_updates}")
+            run.writer.flush()
+            bar.update(batch_size)
+            bar.set_postfix(
+                {f"return_vs_{league.names[k]}": f"{np.mean(v):+.2f}" for k, v in buf.returns_by_kind.items()}
+                | {f"eval_margin_vs_{spec}": f"{match.margin_per_hand.value:+.2f}" for spec, match in evaluation.items()},
+                refresh=False,
+            )
+            if stop.requested:
+                bar.close()
+                interrupted(run, ppo_checkpoint(run, env, league, buf, rng, update, global_step, episode_return), update)
+    bar.close()
+    run.writer.close()
+    print(f"done: {global_step} steps; checkpoints in {run.ckpt_dir}", flush=True)
+
+
+# ---------------------------------------------------------------- distillation
+
+
+@dataclass
+class TeacherSplit:
+    """Teacher data split by shard into a training part and a held-out part."""
+
+    data: Any  # agents.teacher.TeacherData
+    train_rows: np.ndarray
+    holdout_rows: np.ndarray
+
+
+def load_teacher(args: Args, engine: Engine, shards: list[int] | None) -> TeacherSplit:
+    """The teacher data (exactly `shards` when resuming), split by shard: the last holdout_fraction of shards are held out."""
+    from agents.teacher import TeacherDataError, load
+
+    try:
+        data = load(args.teacher_data, engine, shards=shards)
+    except TeacherDataError as e:
+        raise ConfigError(str(e)) from None
+    used = np.unique(data.arrays["shard"])
+    if used.size < 2:
+        raise ConfigError(f"{args.teacher_data} holds {used.size} shard(s); distillation needs at least 2 (one held out)")
+    held = used[-max(1, int(round(used.size * args.holdout_fraction))) :]
+    is_held = np.isin(data.arrays["shard"], held)
+    return TeacherSplit(data, np.flatnonzero(~is_held), np.flatnonzero(is_held)[: 1 << 16])
+
+
+def teacher_batch(split: TeacherSplit, rows: np.ndarray, device: torch.device) -> dict[str, torch.Tensor]:
+    """Unpacked tensors of the given decisions: observations, masks, teacher action values (0 where illegal), outcomes."""
+    data = split.data
+    values = data.arrays["values"][rows].astype(np.float32)
+    return {
+        "obs": torch.from_numpy(data.observations(rows)).to(device),
+        "mask": torch.from_numpy(data.masks(rows)).to(device),
+        "values": torch.from_numpy(np.nan_to_num(values, nan=0.0)).to(device),
+        "outcome": torch.from_numpy(data.arrays["outcome"][rows].astype(np.float32)).to(device),
+    }
+
+
+def distill_losses(net: ActorCritic, batch: dict[str, torch.Tensor], args: Args) -> dict[str, torch.Tensor]:
+    """Cross-entropy to softmax(teacher values / T) over legal actions, per-action value MSE, state value MSE."""
+    logits, value, q = net.heads(batch["obs"], batch["mask"])
+    mask = batch["mask"]
+    target = torch.softmax(torch.where(mask, batch["values"] / args.policy_temperature, torch.full((), MASKED_LOGIT)), dim=1)
+    log_policy = torch.log_softmax(logits, dim=1)
+    losses = {"policy": -(target * torch.where(mask, log_policy, torch.zeros(()))).sum(dim=1).mean()}
+    losses["state_value"] = ((value - batch["outcome"]) ** 2).mean()
+    if q is not None:
+        losses["action_value"] = (((q - batch["values"]) ** 2) * mask).sum() / mask.sum()
+    losses["total"] = (
+        losses["policy"]
+        + args.state_value_coef * losses["state_value"]
+        + args.action_value_coef * losses.get("action_value", torch.zeros(()))
+    )
+    return losses
+
+
+@torch.no_grad()
+def holdout_metrics(net: ActorCritic, split: TeacherSplit, args: Args, device: torch.device) -> dict[str, float]:
+    """Held-out losses and regrets: the teacher value lost by acting greedily on the policy (and the action values)."""
+    sums: dict[str, float] = {}
+    rows = split.holdout_rows
+    for start in range(0, rows.size, 8192):
+        batch = teacher_batch(split, rows[start : start + 8192], device)
+        size = batch["mask"].shape[0]
+        for name, loss in distill_losses(net, batch, args).items():
+            sums[f"holdout/{name}_loss"] = sums.get(f"holdout/{name}_loss", 0.0) + loss.item() * size
+        logits, _, q = net.heads(batch["obs"], batch["mask"])
+        best = torch.where(batch["mask"], batch["values"], torch.full((), -1e9)).max(dim=1).values
+        picks = {"policy": logits} | ({} if q is None else {"action_value": torch.where(batch["mask"], q, torch.full((), -1e9))})
+        for name, scores in picks.items():
+            chosen = batch["values"].gather(1, scores.argmax(dim=1, keepdim=True)).squeeze(1)
+            sums[f"holdout/regret_{name}"] = sums.get(f"holdout/regret_{name}", 0.0) + (best - chosen).sum().item()
+    return {k: v / max(rows.size, 1) for k, v in sums.items()}
+
+
+def distill_checkpoint(net, optimizer, args, engine, model_kwargs, update, samples, split) -> dict[str, Any]:
+    """Everything a distillation run needs to continue exactly (the data shards it reads included)."""
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "stage": "distill",
+        "model": net.state_dict(),
+        "model_kwargs": model_kwargs,
+        "optimizer": optimizer.state_dict(),
+        "config": dataclasses.asdict(args),
+        "rules": engine.rules.to_dict(),
+        "observation": observation_signature(engine),
+        "update": update,
+        "global_step": samples,
+        "teacher": {"settings": split.data.manifest["settings"], "shards": np.unique(split.data.arrays["shard"]).tolist()},
+        "rng": {"torch": torch.get_rng_state()},
+    }
+
+
+def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
+    """Supervised distillation of the teacher's action values into the actor-critic (stage `distill`)."""
+    run = start_run(args, checkpoint, "distill", Engine(Rules.from_dict(args.rules), episode=args.episode, reward=args.reward))
+    args, engine, device, net, optimizer = run.args, run.engine, run.device, run.net, run.optimizer
+    split = load_teacher(args, engine, None if checkpoint is None else checkpoint["teacher"]["shards"])
+    per_epoch = -(-split.train_rows.size // args.distill_batch_size)
+    num_updates = max(1, int(args.distill_epochs * per_epoch))
+    update = 0 if checkpoint is None else checkpoint["update"]
+    if checkpoint is not None:
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        torch.set_rng_state(checkpoint["rng"]["torch"])
+    print(
+        f"run {run.dir}: distilling {split.train_rows.size} decisions ({split.holdout_rows.size} held out) from "
+        f"{args.teacher_data}, {num_updates} updates of {args.distill_batch_size}; tensorboard --logdir {args.runs_dir}",
+        flush=True,
+    )
+    bar = tqdm(total=num_updates, initial=update, unit="update", disable=not args.progress, dynamic_ncols=True)
+    start_time, start_update = time.time(), update
+    with StopRequest() as stop:
+        while update < num_updates:
+            epoch, position = divmod(update, per_epoch)
+            order = np.random.default_rng([args.seed, epoch]).permutation(split.train_rows)
+            rows = np.sort(order[position * args.distill_batch_size : (position + 1) * args.distill_batch_size])
+            if args.anneal_lr:
+                optimizer.param_groups[0]["lr"] = (1.0 - update / num_updates) * args.learning_rate
+            losses = distill_losses(net, teacher_batch(split, rows, device), args)
+            optimizer.zero_grad()
+            losses["total"].backward()
+            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            optimizer.step()
+            update += 1
+            samples = update * args.distill_batch_size
+            if update % 50 == 0 or update == num_updates:
+                for name, loss in losses.items():
+                    run.writer.add_scalar(f"losses/distill_{name}", loss.item(), samples)
+                run.writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], samples)
+                run.writer.add_scalar("charts/SPS", (update - start_update) * args.distill_batch_size / (time.time() - start_time), samples)
+            if update % args.save_interval == 0 or update == num_updates:
+                for name, value in holdout_metrics(net, split, args, device).items():
+                    run.writer.add_scalar(name, value, samples)
+                save_run_checkpoint(run, distill_checkpoint(net, optimizer, args, engine, run.model_kwargs, update, samples, split), update)
+            if run.play_match is not None and (update % args.eval_interval == 0 or update == num_updates):
+                log_evaluation(run, evaluate_policy(run.play_match, net, engine, args), samples, f"update {update}/{num_updates}")
+            run.writer.flush()
+            bar.update(1)
+            bar.set_postfix(policy_loss=f"{losses['policy'].item():.3f}", refresh=False)
+            if stop.requested:
+                bar.close()
+                interrupted(run, distill_checkpoint(net, optimizer, args, engine, run.model_kwargs, update, samples, split), update)
+    bar.close()
+    run.writer.close()
+    print(f"done: {update} updates; checkpoints in {run.ckpt_dir}", flush=True)
+
+
+# ---------------------------------------------------------------- main
 
 
 def main(argv: list[str] | None = None) -> None:
     try:
         args, checkpoint = parse_args(argv)
-        train(args, checkpoint)
+        if args.stage not in STAGES:
+            raise ConfigError(f"stage={args.stage!r} is not one of {STAGES}")
+        if checkpoint is not None and checkpoint.get("stage", "ppo") != args.stage:
+            raise ConfigError(f"--resume {args.resume!r} is a {checkpoint.get('stage', 'ppo')} checkpoint, not a {args.stage} one")
+        (distill if args.stage == "distill" else train)(args, checkpoint)
     except (ConfigError, CheckpointMismatchError, RulesError, FileNotFoundError) as e:
         sys.exit(f"train.py: error: {e}")
-
-
-def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
-    """Run PPO as configured; continue from `checkpoint` when resuming."""
-    resumed_from = args.resume
-    run_name = args.run_name or f"ppo__{args.seed}__{int(time.time())}"
-    args = dataclasses.replace(args, run_name=run_name, resume="")
-    run_dir = Path(args.runs_dir) / run_name
-    ckpt_dir = run_dir / "checkpoints"
-
-    # ---- sizes, seeding, device
-    batch_size = args.num_envs * args.num_steps
-    num_updates = args.total_timesteps // batch_size
-    if num_updates < 1:
-        raise ConfigError(f"total_timesteps={args.total_timesteps} is less than one rollout (num_envs * num_steps = {batch_size})")
-    mix = parse_mix(args.opponent_mix)
-    random.seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    torch.manual_seed(args.seed)
-    if args.torch_threads > 0:
-        torch.set_num_threads(args.torch_threads)
-    device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device)
-
-    # ---- environment, network, opponents
-    env = EuchreVectorEnv(args.num_envs, Rules.from_dict(args.rules), episode=args.episode, reward=args.reward, seed=args.seed)
-    engine = env.engine
-    play_match = evaluation_function(args, engine)
-    if checkpoint is not None:
-        check_compatible(checkpoint, engine, f"checkpoint {resumed_from!r} (--resume)", same_positions=True)
-    model_kwargs = dict(hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits)
-    net = ActorCritic(engine, **model_kwargs).to(device)
-    optimizer = optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    names = [name for name, _ in mix]
-    weights = np.array([w for _, w in mix])
-    self_kind = names.index(SELF) if SELF in names else -1
-    pool_kind = names.index(POOL) if POOL in names else -1
-    bots = {name: make_agent(name, engine, seed=args.seed + 1 + k) for k, name in enumerate(names) if name not in (SELF, POOL)}
-    pool: list[ActorCritic] = []
-
-    def snapshot_into_pool(count: int) -> None:
-        slot = count % args.pool_size
-        if slot == len(pool):
-            pool.append(ActorCritic(engine, **model_kwargs).to(device).eval())
-        pool[slot].load_state_dict(net.state_dict())
-
-    # Per game: opponent kind (index into mix), the learner's side (0 or 1), the pool slot it plays.
-    n = args.num_envs
-    games = np.arange(n)
-    kind = np.zeros(n, np.int64)
-    team = np.zeros(n, np.int64)
-    pool_slot = np.zeros(n, np.int64)
-    episode_return = np.zeros(n, np.float64)
-
-    def draw_opponents(rows: np.ndarray) -> None:
-        kind[rows] = rng.choice(len(names), size=rows.size, p=weights)
-        team[rows] = rng.integers(0, 2, size=rows.size)
-        pool_slot[rows] = rng.integers(0, len(pool), size=rows.size)
-
-    # ---- start fresh or restore everything a checkpoint holds
-    if checkpoint is None:
-        update, global_step, pool_count = 0, 0, 1
-        snapshot_into_pool(0)
-        env.reset(seed=args.seed)
-        draw_opponents(games)
-    else:
-        net.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        update, global_step, pool_count = checkpoint["update"], checkpoint["global_step"], checkpoint["pool_count"]
-        for slot, weights_dict in enumerate(checkpoint["pool"]):
-            pool.append(ActorCritic(engine, **model_kwargs).to(device).eval())
-            pool[slot].load_state_dict(weights_dict)
-        env.state = state_from_tensors(checkpoint["env_state"])
-        if env.state.num_games != n:
-            raise ConfigError(f"num_envs={n} but the checkpoint holds {env.state.num_games} games; resume with the same num_envs")
-        saved = checkpoint["games"]
-        for array, name in ((kind, "kind"), (team, "team"), (pool_slot, "pool_slot"), (episode_return, "episode_return")):
-            array[:] = saved[name].numpy()
-        restore_rng_states(checkpoint["rng"], rng, bots)
-    obs = engine.observe(env.state)
-
-    # ---- logging
-    run_dir.mkdir(parents=True, exist_ok=True)
-    writer = SummaryWriter(str(run_dir))
-    writer.add_text(
-        "hyperparameters",
-        "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items())
-        + f"\n|derived: batch_size|{batch_size}|\n|derived: num_updates|{num_updates}|\n|device|{device}|",
-    )
-    print(
-        f"run {run_dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "
-        f"opponents {dict(mix)}, device {device}, {engine.observation_size} inputs, {engine.num_actions} actions",
-        flush=True,
-    )
-
-    # ---- rollout storage: at most one learner decision per game per step
-    cap = batch_size
-    b_obs = np.zeros((cap, engine.observation_size), np.float32)
-    b_mask = np.zeros((cap, engine.num_actions), bool)
-    b_actions = np.zeros(cap, np.int64)
-    b_logprobs = np.zeros(cap, np.float32)
-    b_values = np.zeros(cap, np.float32)
-    b_rewards = np.zeros(cap, np.float32)
-    b_dones = np.zeros(cap, bool)
-    b_next = np.zeros(cap, np.int64)  # index of the same stream's next decision, -1 if none in this rollout
-    b_boot = np.zeros(cap, np.float32)  # bootstrap value for a stream still open at the rollout's end
-
-    start_time, start_step = time.time(), global_step
-    bar = tqdm(total=num_updates * batch_size, initial=global_step, unit="step", unit_scale=True, disable=not args.progress, dynamic_ncols=True)
-    evaluation: dict[str, Any] = {}
-    while update < num_updates:
-        update += 1
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = (1.0 - (update - 1.0) / num_updates) * args.learning_rate
-
-        # ---- rollout
-        last = np.full((n, NUM_SEATS), -1, np.int64)  # latest decision index of each (game, seat) stream
-        count = 0
-        b_rewards[:] = 0
-        b_dones[:] = False
-        b_next[:] = -1
-        b_boot[:] = 0
-        returns_by_kind: dict[int, list[float]] = {}
-        step_starts = []
-        for _ in range(args.num_steps):
-            step_starts.append(count)
-            mask = env.state.legal
-            to_play = env.state.to_play.astype(np.int64)
-            learner = (kind == self_kind) | (to_play % 2 == team)
-            rows = np.flatnonzero(learner)
-            idx = np.arange(count, count + rows.size)
-            i = slice(count, count + rows.size)
-            b_obs[i] = obs[rows]
-            b_mask[i] = mask[rows]
-            with torch.no_grad():
-                a, logp, v = sample_actions(net, torch.from_numpy(b_obs[i]).to(device), torch.from_numpy(b_mask[i]).to(device))
-            b_actions[i], b_logprobs[i], b_values[i] = a.cpu().numpy(), logp.cpu().numpy(), v.cpu().numpy()
-            actions = np.zeros(n, np.int64)
-            actions[rows] = b_actions[i]
-            previous = last[rows, to_play[rows]]
-            b_next[previous[previous >= 0]] = idx[previous >= 0]
-            last[rows, to_play[rows]] = idx
-            count += rows.size
-
-            for k, name in enumerate(names):
-                if k == self_kind:
-                    continue
-                their = np.flatnonzero(~learner & (kind == k))
-                if their.size == 0:
-                    continue
-                if k != pool_kind:
-                    actions[their] = bot_act(bots[name], obs, mask, env.state, their)
-                    continue
-                for slot in np.unique(pool_slot[their]):
-                    r = their[pool_slot[their] == slot]
-                    with torch.no_grad():
-                        a, _, _ = sample_actions(pool[slot], torch.from_numpy(obs[r]).to(device), torch.from_numpy(mask[r]).to(device))
-                    actions[r] = a.cpu().numpy()
-
-            obs, rewards, terminated, _, _ = env.step(actions)
-            global_step += n
-
-            # Hand-end rewards go to each learner seat's latest decision; episode ends close the streams.
-            credited = (last >= 0) & (rewards != 0)
-            b_rewards[last[credited]] += rewards[credited]
-            episode_return += rewards[games, team]
-            ended = np.flatnonzero(terminated)
-            if ended.size:
-                closing = last[ended]
-                b_dones[closing[closing >= 0]] = True
-                last[ended] = -1
-                for g in ended[kind[ended] != self_kind]:
-                    returns_by_kind.setdefault(int(kind[g]), []).append(float(episode_return[g]))
-                episode_return[ended] = 0
-                draw_opponents(ended)
-
-        # ---- bootstrap open streams with the value of their seat's current information state
-        with torch.no_grad():
-            for seat in range(NUM_SEATS):
-                open_games = np.flatnonzero(last[:, seat] >= 0)
-                if open_games.size:
-                    seat_obs = engine.observe(env.state, np.full(n, seat))[open_games]
-                    b_boot[last[open_games, seat]] = net.get_value(torch.from_numpy(seat_obs).to(device)).cpu().numpy()
-
-        # ---- GAE along each (game, seat) stream
-        advantages = stream_advantages(
-            b_rewards[:count], b_values[:count], b_dones[:count], b_next[:count], b_boot[:count], step_starts, args.gamma, args.gae_lambda
-        )
-        returns = advantages + b_values[:count]
-
-        # ---- PPO update
-        t_obs = torch.from_numpy(b_obs[:count]).to(device)
-        t_mask = torch.from_numpy(b_mask[:count]).to(device)
-        t_actions = torch.from_numpy(b_actions[:count]).to(device)
-        t_logprobs = torch.from_numpy(b_logprobs[:count]).to(device)
-        t_values = torch.from_numpy(b_values[:count]).to(device)
-        t_adv = torch.from_numpy(advantages).to(device)
-        t_returns = torch.from_numpy(returns).to(device)
-        minibatch_size = -(-count // args.num_minibatches)
-        clipfracs = []
-        for _ in range(args.update_epochs):
-            order = rng.permutation(count)
-            for start in range(0, count, minibatch_size):
-                mb = torch.from_numpy(order[start : start + minibatch_size]).to(device)
-                logits, new_value = net(t_obs[mb], t_mask[mb])
-                dist = Categorical(logits=logits, validate_args=False)
-                new_logprob = dist.log_prob(t_actions[mb])
-                entropy = dist.entropy()
-                logratio = new_logprob - t_logprobs[mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = (-logratio).mean()
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > args.clip_coef).float().mean().item())
-                mb_adv = t_adv[mb]
-                if args.norm_adv and mb_adv.numel() > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                if args.clip_vloss:
-                    v_unclipped = (new_value - t_returns[mb]) ** 2
-                    v_clipped = t_values[mb] + torch.clamp(new_value - t_values[mb], -args.clip_coef, args.clip_coef)
-                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - t_returns[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((new_value - t_returns[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
-                optimizer.step()
-            if args.target_kl > 0 and approx_kl > args.target_kl:
-                break
-        var_y = np.var(returns)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(returns - b_values[:count]) / var_y
-
-        # ---- pool, logging, checkpoint, evaluation
-        if POOL in names and update % args.pool_interval == 0:
-            snapshot_into_pool(pool_count)
-            pool_count += 1
-        sps = (global_step - start_step) / (time.time() - start_time)
-        scalars = {
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/SPS": sps,
-            "charts/learner_decisions": count,
-            "charts/pool_size": len(pool),
-            "losses/value_loss": v_loss.item(),
-            "losses/policy_loss": pg_loss.item(),
-            "losses/entropy": entropy_loss.item(),
-            "losses/old_approx_kl": old_approx_kl.item(),
-            "losses/approx_kl": approx_kl.item(),
-            "losses/clipfrac": float(np.mean(clipfracs)),
-            "losses/explained_variance": explained_var,
-        }
-        for k, values in returns_by_kind.items():
-            scalars[f"charts/return_vs_{names[k]}"] = float(np.mean(values))
-        for tag, value in scalars.items():
-            writer.add_scalar(tag, value, global_step)
-
-        if update % args.save_interval == 0 or update == num_updates:
-            checkpoint_now = {
-                "format": CHECKPOINT_FORMAT,
-                "model": net.state_dict(),
-                "model_kwargs": model_kwargs,
-                "optimizer": optimizer.state_dict(),
-                "config": dataclasses.asdict(args),
-                "rules": engine.rules.to_dict(),
-                "observation": observation_signature(engine),
-                "update": update,
-                "global_step": global_step,
-                "pool": [p.state_dict() for p in pool],
-                "pool_count": pool_count,
-                "env_state": state_to_tensors(env.state),
-                "games": {
-                    "kind": torch.from_numpy(kind.copy()),
-                    "team": torch.from_numpy(team.copy()),
-                    "pool_slot": torch.from_numpy(pool_slot.copy()),
-                    "episode_return": torch.from_numpy(episode_return.copy()),
-                },
-                "rng": rng_states(rng, bots),
-                "batch_digest": batch_digest(b_obs[:count], b_mask[:count], b_actions[:count], b_logprobs[:count], b_rewards[:count], b_dones[:count], b_next[:count]),
-            }
-            numbered = ckpt_dir / f"update_{update:06d}.pt"
-            save_checkpoint(numbered, checkpoint_now)
-            save_checkpoint(ckpt_dir / "latest.pt", checkpoint_now)
-            if args.keep_checkpoints > 0:
-                for old in sorted(ckpt_dir.glob("update_*.pt"))[: -args.keep_checkpoints]:
-                    old.unlink()
-
-        if play_match is not None and (update % args.eval_interval == 0 or update == num_updates):
-            with torch.random.fork_rng(devices=[]):
-                evaluation = evaluate_policy(play_match, net, engine, args)
-            for spec, match in evaluation.items():
-                margin = match.margin_per_hand
-                writer.add_scalar(f"eval/margin_per_hand_vs_{spec}", margin.value, global_step)
-                writer.add_scalar(f"eval/margin_per_hand_vs_{spec}_low", margin.low, global_step)
-                writer.add_scalar(f"eval/margin_per_hand_vs_{spec}_high", margin.high, global_step)
-                writer.add_scalar(f"eval/points_per_hand_vs_{spec}", match.points_per_hand_a.value, global_step)
-            tqdm.write(
-                f"update {update}/{num_updates}, step {global_step}: margin per hand (95% interval) "
-                + ", ".join(f"vs {spec} {match.margin_per_hand}" for spec, match in evaluation.items())
-            )
-        writer.flush()
-        bar.update(batch_size)
-        bar.set_postfix(
-            {f"vs_{names[k]}": f"{np.mean(v):+.2f}" for k, v in returns_by_kind.items()}
-            | {f"eval_{spec}": f"{match.margin_per_hand.value:+.2f}" for spec, match in evaluation.items()},
-            refresh=False,
-        )
-
-    bar.close()
-    writer.close()
-    print(f"done: {global_step} steps; checkpoints in {ckpt_dir}", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ are moved to the new positions, which computes exactly the same function.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,14 @@ class ActorCritic(nn.Module):
     mapped back to the real action ids, so callers never see the relabelling.
     """
 
-    def __init__(self, engine: Engine, hidden_size: int = 256, num_layers: int = 2, canonical_suits: bool = False):
+    def __init__(
+        self,
+        engine: Engine,
+        hidden_size: int = 256,
+        num_layers: int = 2,
+        canonical_suits: bool = False,
+        action_values: bool = False,
+    ):
         super().__init__()
         layers: list[nn.Module] = []
         width = engine.observation_size
@@ -104,6 +112,7 @@ class ActorCritic(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = layer_init(nn.Linear(width, engine.num_actions), std=0.01)
         self.value = layer_init(nn.Linear(width, 1), std=1.0)
+        self.action_value = layer_init(nn.Linear(width, engine.num_actions), std=1.0) if action_values else None
         self.canonical_suits = canonical_suits
         if canonical_suits:
             obs_src, action_src = suit_relabelling(engine)
@@ -122,14 +131,21 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits (n, A), values (n,)); illegal actions get `MASKED_LOGIT`."""
+        logits, value, _ = self.heads(obs, mask)
+        return logits, value
+
+    def heads(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(masked logits (n, A), state values (n,), per-action values (n, A) or None without that head)."""
         if self.canonical_suits:
             ref = self.reference_suit(obs)
             obs, mask = obs.gather(1, self.obs_src[ref]), mask.gather(1, self.action_src[ref])
         h = self.trunk(obs)
         logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, device=obs.device))
+        q = None if self.action_value is None else self.action_value(h)
         if self.canonical_suits:
             logits = logits.gather(1, self.action_dst[ref])
-        return logits, self.value(h).squeeze(-1)
+            q = None if q is None else q.gather(1, self.action_dst[ref])
+        return logits, self.value(h).squeeze(-1), q
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         """(n,) state values."""
@@ -219,24 +235,36 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, engine: Engine, net: ActorCritic, sample: bool = False, seed: int | None = None):
+    def __init__(
+        self, engine: Engine, net: ActorCritic, sample: bool = False, seed: int | None = None, action_values: bool = False
+    ):
         super().__init__(engine, seed)
+        if action_values and net.action_value is None:
+            raise ValueError("this network has no per-action value head (train it with --action-values true)")
+        if action_values and sample:
+            raise ValueError("the ppo options `q` (greedy on action values) and `sample` exclude each other")
         self.net = net
         self.sample = sample
+        self.action_values = action_values
         self.device = next(net.parameters()).device
 
     @classmethod
-    def from_checkpoint(cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None) -> "PPOAgent":
+    def from_checkpoint(
+        cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None, action_values: bool = False
+    ) -> "PPOAgent":
         """Load a train.py checkpoint, refusing one made for other rules or another observation layout."""
         checkpoint = load_checkpoint(path)
         check_compatible(checkpoint, engine, f"checkpoint {path!r}")
-        return cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed)
+        return cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed, action_values=action_values)
 
     @torch.no_grad()
     def act(self, obs, mask, state=None, rows=None):
-        """The policy's action per row; never an illegal one."""
+        """The policy's action per row (or, with `q`, the legal action of highest value); never an illegal one."""
         obs_t = torch.as_tensor(np.asarray(obs, np.float32), device=self.device)
-        logits, _ = self.net(obs_t, torch.as_tensor(np.asarray(mask, bool), device=self.device))
+        mask_t = torch.as_tensor(np.asarray(mask, bool), device=self.device)
+        logits, _, q = self.net.heads(obs_t, mask_t)
+        if self.action_values:
+            return torch.where(mask_t, q, torch.full((), MASKED_LOGIT)).argmax(dim=-1).cpu().numpy()
         if not self.sample:
             return logits.argmax(dim=-1).cpu().numpy()
         # Inverse-CDF sampling from self.rng (so reseeding the bot reseeds its play); the first action
@@ -266,15 +294,22 @@ def export_policy(src: str, dst: str) -> None:
     torch.save(policy, dst)
 
 
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "euchre_ppo.pt"
+"""The strongest learned agent, which the bare spec `ppo` plays."""
+USAGE = "ppo[:PATH][,sample|,q]"
+
+
 def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
-    """`ppo:PATH` (greedy) or `ppo:PATH,sample`."""
+    """`ppo` (the shipped agent), `ppo:PATH` (greedy on the policy), `ppo:PATH,sample`, or `ppo:PATH,q` (greedy on action values)."""
     path, *options = arg.split(",")
-    if not path:
-        raise ValueError("the ppo agent needs a checkpoint: ppo:PATH[,sample]")
-    unknown = [o for o in options if o != "sample"]
+    unknown = [o for o in options if o not in ("sample", "q")]
     if unknown:
-        raise ValueError(f"unknown ppo option(s) {unknown}; usage: ppo:PATH[,sample]")
-    return PPOAgent.from_checkpoint(engine, path, sample="sample" in options, seed=seed)
+        raise ValueError(f"unknown ppo option(s) {unknown}; usage: {USAGE}")
+    if not path and not SHIPPED.exists():
+        raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
+    return PPOAgent.from_checkpoint(
+        engine, path or str(SHIPPED), sample="sample" in options, seed=seed, action_values="q" in options
+    )
 
 
 

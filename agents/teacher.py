@@ -399,18 +399,27 @@ class TeacherData:
         return np.unpackbits(self.arrays["mask_bits"][rows], axis=1, count=self.num_actions).astype(bool)
 
 
-def load(folder: str | Path, engine: Engine, settings: TeacherSettings | None = None) -> TeacherData:
-    """Every shard listed in `folder`'s manifest, refusing data of other rules or another observation layout."""
+def load(
+    folder: str | Path, engine: Engine, settings: TeacherSettings | None = None, shards: list[int] | None = None
+) -> TeacherData:
+    """The shards listed in `folder`'s manifest (or just `shards`), refusing data of other rules or another
+    observation layout (and, when `settings` is given, other generator settings)."""
     manifest = read_manifest(folder)
     wanted = _manifest_identity(engine.rules, settings or TeacherSettings(**manifest["settings"]), engine)
     problems = [p for p in _differences(manifest, wanted) if settings is not None or not p.startswith("settings.")]
     if problems:
         raise TeacherDataError(f"{folder} holds teacher data for another game: " + "; ".join(problems))
+    listed = sorted(int(k) for k in manifest["shards"])
+    missing = sorted(set(shards or []) - set(listed))
+    if missing:
+        raise TeacherDataError(f"{folder} lacks shard(s) {missing[:10]} (it lists {len(listed)})")
+    used = listed if shards is None else sorted(shards)
     parts = []
-    for shard in sorted(int(k) for k in manifest["shards"]):
+    for shard in used:
         with np.load(shard_path(Path(folder), shard)) as f:
             parts.append({k: f[k] for k in ARRAYS})
     arrays = {k: np.concatenate([p[k] for p in parts]) for k in ARRAYS} if parts else empty_arrays(engine)
+    arrays["shard"] = np.repeat(np.array(used, np.int32), [p["phase"].size for p in parts])
     return TeacherData(manifest, arrays, engine.observation_size, engine.num_actions)
 
 

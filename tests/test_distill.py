@@ -1,0 +1,126 @@
+"""The strong-agent stages of train.py: distillation on teacher data (loss, exact resume, refusals),
+PPO fine-tuning with a KL penalty toward the distilled policy, and the shipped agent behind `ppo`."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents.base import make_agent
+from agents.ppo import SHIPPED, ActorCritic
+from agents.teacher import TeacherSettings, generate
+from euchre_env import Engine, Rules, game_keys
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_NET = ["--hidden-size", "32", "--num-layers", "1", "--action-values", "true"]
+
+
+@pytest.fixture(scope="module")
+def teacher_folder(tmp_path_factory) -> Path:
+    """Four tiny shards of true-layout teacher data (about 400 decisions)."""
+    folder = tmp_path_factory.mktemp("teacher") / "data"
+    settings = TeacherSettings(behaviour="heuristic=1,random=1", games_per_shard=6, seed=9)
+    generate(folder, 4, Rules(), settings, progress=False)
+    return folder
+
+
+def distill_args(folder: Path, runs: Path, *extra: str) -> list[str]:
+    return [
+        "--stage", "distill", "--teacher-data", str(folder), "--runs-dir", str(runs), "--progress", "false",
+        "--eval-interval", "0", "--holdout-fraction", "0.25", "--distill-batch-size", "64", "--learning-rate", "3e-3",
+        *SMALL_NET, *extra,
+    ]
+
+
+def test_distillation_lowers_the_loss_on_a_fixed_set(teacher_folder, tmp_path):
+    args, _ = train.parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "40", "--save-interval", "1000"))
+    engine = Engine()
+    split = train.load_teacher(args, engine, None)
+    batch = train.teacher_batch(split, split.train_rows, torch.device("cpu"))
+    torch.manual_seed(args.seed)
+    fresh = ActorCritic(engine, hidden_size=32, num_layers=1, canonical_suits=True, action_values=True)
+    before = {k: v.item() for k, v in train.distill_losses(fresh, batch, args).items()}
+    train.distill(args)
+    trained = make_agent(f"ppo:{tmp_path / 'd' / 'checkpoints' / 'latest.pt'}", engine).net
+    after = {k: v.item() for k, v in train.distill_losses(trained, batch, args).items()}
+    assert after["policy"] < before["policy"] - 0.02
+    assert after["action_value"] < 0.5 * before["action_value"]
+    assert after["total"] < before["total"]
+
+
+def test_distillation_resumes_exactly(teacher_folder, tmp_path):
+    common = distill_args(teacher_folder, tmp_path, "--distill-epochs", "2", "--save-interval", "3", "--keep-checkpoints", "0")
+    train.main([*common, "--run-name", "straight"])
+    checkpoints = tmp_path / "straight" / "checkpoints"
+    numbered = sorted(checkpoints.glob("update_*.pt"))
+    assert len(numbered) >= 2
+    train.main(["--resume", str(numbered[0]), "--runs-dir", str(tmp_path), "--run-name", "resumed"])
+    last = numbered[-1].name
+    straight = torch.load(checkpoints / last, weights_only=True)
+    again = torch.load(tmp_path / "resumed" / "checkpoints" / last, weights_only=True)
+    assert again["update"] == straight["update"] and again["teacher"] == straight["teacher"]
+    for name, weights in straight["model"].items():
+        assert torch.equal(weights, again["model"][name]), name
+
+
+def test_distillation_refuses_data_of_another_game_and_a_checkpoint_of_another_stage(teacher_folder, tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        train.main(distill_args(teacher_folder, tmp_path, "--rules", "{deck: 32}"))
+    assert "rules.deck: data 24, here 32" in str(refused.value.code)
+    train.main(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "0.1"))
+    with pytest.raises(SystemExit) as refused:
+        train.main(["--resume", str(tmp_path / "d" / "checkpoints" / "latest.pt"), "--stage", "ppo", "--runs-dir", str(tmp_path)])
+    assert "is a distill checkpoint, not a ppo one" in str(refused.value.code)
+
+
+def test_kl_toward_the_reference_is_zero_against_itself_and_positive_otherwise():
+    engine = Engine()
+    state = engine.init(game_keys(2, 128))
+    obs, mask = torch.from_numpy(engine.observe(state)), torch.from_numpy(state.legal)
+    torch.manual_seed(0)
+    net, other = ActorCritic(engine, 32, 1), ActorCritic(engine, 32, 1)
+    for layer in (net.policy, other.policy):
+        torch.nn.init.normal_(layer.weight, std=1.0)
+    logits, _ = net(obs, mask)
+    assert torch.allclose(train.masked_kl(logits, logits), torch.zeros(128), atol=1e-6)
+    kl = train.masked_kl(logits, other(obs, mask)[0])
+    assert (kl[mask.sum(dim=1) > 1] > 0).all() and (kl[mask.sum(dim=1) == 1].abs() < 1e-6).all()
+
+
+def test_finetuning_starts_from_the_reference_and_resumes_exactly(teacher_folder, tmp_path):
+    train.main(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "0.5"))
+    reference = tmp_path / "d" / "checkpoints" / "latest.pt"
+    tiny = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536", "--runs-dir", str(tmp_path)]
+    tuning = [*tiny, "--init-checkpoint", str(reference), "--kl-coef", "0.5", "--opponent-mix", "self=1,heuristic=1"]
+    train.main([*tuning, "--run-name", "ft"])
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "ft")).Reload()
+    kl = [e.value for e in events.Scalars("losses/reference_kl")]
+    assert len(kl) == 3 and kl[0] < 0.05  # the learner starts as the reference
+    first = torch.load(tmp_path / "ft" / "checkpoints" / "update_000001.pt", weights_only=True)
+    assert first["model_kwargs"]["action_values"] and first["model_kwargs"]["hidden_size"] == 32
+    train.main(["--resume", str(tmp_path / "ft" / "checkpoints" / "update_000002.pt"), "--runs-dir", str(tmp_path), "--run-name", "ft2"])
+    straight = torch.load(tmp_path / "ft" / "checkpoints" / "update_000003.pt", weights_only=True)
+    again = torch.load(tmp_path / "ft2" / "checkpoints" / "update_000003.pt", weights_only=True)
+    assert again["batch_digest"] == straight["batch_digest"]
+    for name, weights in straight["model"].items():
+        assert torch.equal(weights, again["model"][name]), name
+    with pytest.raises(SystemExit, match="kl_coef > 0 needs init_checkpoint"):
+        train.main([*tiny, "--kl-coef", "0.1", "--run-name", "bad"])
+
+
+def test_bare_ppo_spec_plays_the_shipped_agent():
+    engine = Engine()
+    state = engine.init(game_keys(6, 256))
+    obs = engine.observe(state)
+    bare = make_agent("ppo", engine).act(obs, state.legal)
+    named = make_agent(f"ppo:{SHIPPED}", engine).act(obs, state.legal)
+    np.testing.assert_array_equal(bare, named)
+    assert state.legal[np.arange(256), bare].all()
+    assert SHIPPED.stat().st_size < 20 * 2**20
