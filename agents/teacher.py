@@ -153,13 +153,14 @@ class ShardPlayer:
     def reseed(self, shard: int) -> np.random.Generator:
         """Every random source of the player from (seed, shard): the shard is a pure function of them."""
         seq = np.random.SeedSequence([self.settings.seed, shard])
-        children = seq.spawn(len(self.bots) + 4)
+        children = seq.spawn(len(self.bots) + 5)
         for bot, child in zip(self.bots, children):
             bot.rng = np.random.default_rng(child)
         self.searcher.model.rng = np.random.default_rng(children[-1])
         self.pimc.rng = np.random.default_rng(children[-2])
-        self.pimc.search.model.rng = np.random.default_rng(children[-3])
-        return np.random.default_rng(children[-4])
+        self.pimc.forced_rng = np.random.default_rng(children[-3])
+        self.pimc.search.model.rng = np.random.default_rng(children[-4])
+        return np.random.default_rng(children[-5])
 
     def play_shard(self, shard: int) -> dict[str, np.ndarray]:
         """The labelled decisions of shard `shard`'s hands, as the arrays stored in a shard file."""

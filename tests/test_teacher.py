@@ -200,3 +200,17 @@ def test_data_of_other_rules_or_settings_is_refused(tmp_path):
 def test_bad_settings_name_the_problem(change, message):
     with pytest.raises(ValueError, match=message):
         dataclasses.replace(TINY, **change)
+
+
+def test_pimc_labels_are_pimcs_own_action_values():
+    settings = dataclasses.replace(TINY, label="pimc", pimc_worlds=4, games_per_shard=2)
+    player = ShardPlayer(Rules(), settings)
+    data = player.play_shard(0)
+    again = player.play_shard(0)
+    np.testing.assert_array_equal(data["values"], again["values"])
+    legal = np.unpackbits(data["mask_bits"], axis=1, count=player.engine.num_actions).astype(bool)
+    assert np.array_equal(np.isfinite(data["values"]), legal)
+    obs = np.unpackbits(data["obs_bits"], axis=1, count=player.engine.observation_size).astype(np.float32)
+    player.reseed(0)  # the first step labels both games' first bids, with pimc's streams as reseeded
+    direct = player.pimc.action_values(obs[:2], legal[:2])
+    np.testing.assert_array_equal(direct.astype(np.float16), data["values"][:2])
