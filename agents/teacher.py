@@ -26,6 +26,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ class TeacherSettings:
 
     label: str = "true"
     """`true` (double-dummy value of the true layout) or `pimc` (pimc's own action values)."""
-    behaviour: str = "heuristic=0.5,ppo:checkpoints/euchre_ppo.pt=0.5"
+    behaviour: str = "heuristic=0.5,ppo:checkpoints/ppo_selfplay.pt=0.5"
     """Bots in the seats: comma-separated SPEC=WEIGHT; each seat of each game draws one."""
     epsilon: float = 0.15
     """Share of moves replaced by a uniformly random legal action (coverage of every action)."""
@@ -303,8 +304,10 @@ def _write_shard(folder: Path, shard: int, data: dict[str, np.ndarray]) -> None:
 _WORKER: ShardPlayer | None = None
 
 
-def _init_worker(rules_dict: dict[str, Any], settings_dict: dict[str, Any]) -> None:
+def _init_worker(rules_dict: dict[str, Any], settings_dict: dict[str, Any], pooled: bool = False) -> None:
     global _WORKER
+    if pooled:  # Ctrl-C reaches the parent, which stops the pool; finished shards are kept
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import torch
 
@@ -365,7 +368,7 @@ def _run_jobs(folder, manifest, todo, rules, settings, workers, progress) -> Non
             _init_worker(*init_args)
             results = map(_play_in_worker, jobs)
         else:
-            pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, init_args)
+            pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, (*init_args, True))
             results = pool.imap_unordered(_play_in_worker, jobs)
         for shard, count in results:
             manifest["shards"][str(shard)] = count
@@ -447,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         manifest = generate(cli.out, cli.shards, rules, settings, workers=cli.workers)
     except (TeacherDataError, ValueError) as e:
         parser.exit(2, f"{parser.prog}: error: {e}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"\ninterrupted; the shards written are kept: run the same command again to continue\n")
     made = sum(manifest["shards"].values()) - before
     seconds = time.perf_counter() - start
     print(

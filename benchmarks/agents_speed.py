@@ -1,4 +1,4 @@
-"""Speed of the bots: heuristic decisions/s, pimc ms per decision by phase, and the raw solver per layout.
+"""Speed of the bots: heuristic and learned-agent decisions/s, pimc ms per decision by phase, and the raw solver per layout.
 
     python benchmarks/agents_speed.py [--games 2000] [--per-phase 200]
 
@@ -36,6 +36,25 @@ def collect_positions(engine: Engine, games: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(observations), np.concatenate(masks)
 
 
+def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> None:
+    """The shipped learned agent (`ppo`), one torch thread: batches of 1,024 decisions, then one per call."""
+    import torch
+
+    torch.set_num_threads(1)
+    agent = make_agent("ppo", engine, seed=0)
+    batch = 1024
+    agent.act(obs[:batch], masks[:batch])  # warm-up
+    t = time.process_time()
+    for start in range(0, len(obs), batch):
+        agent.act(obs[start : start + batch], masks[start : start + batch])
+    print(f"ppo (shipped), batches of {batch}, one thread: {len(obs) / (time.process_time() - t):,.0f} decisions/s")
+    single = min(2000, len(obs))
+    t = time.process_time()
+    for k in range(single):
+        agent.act(obs[k : k + 1], masks[k : k + 1])
+    print(f"ppo (shipped), one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
+
+
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -55,6 +74,8 @@ def main() -> None:
     for k in range(single):
         heuristic.act(obs[k : k + 1], masks[k : k + 1])
     print(f"heuristic, one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
+
+    time_learned_agent(engine, obs, masks)
 
     choice = masks.sum(axis=1) > 1
     obs, masks = obs[choice], masks[choice]

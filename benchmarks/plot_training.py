@@ -1,9 +1,12 @@
 """Plot a train.py run's training curve from its TensorBoard events.
 
     python benchmarks/plot_training.py runs/main --out docs/training_curve.png
+    python benchmarks/plot_training.py runs/distill --out docs/distill_curve.png
 
-Top: the periodic duplicate-deal evaluation (margin per hand, with its 95% interval) against each
-evaluated bot. Bottom: the learner's mean hand return against each kind of opponent it trained with.
+A PPO run: (top) the periodic duplicate-deal evaluation (margin per hand, with its 95% interval)
+against each evaluated bot; (bottom) the learner's mean hand return against each kind of opponent it
+trained with. A distillation run: (top) the held-out regret of acting greedily on the policy and on the
+action values (teacher value lost per decision), with the evaluations if any; (bottom) its losses.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 EVAL_PREFIX = "eval/margin_per_hand_vs_"
 RETURN_PREFIX = "charts/return_vs_"
+HOLDOUT_PREFIX = "holdout/"
 
 
 def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]:
@@ -25,6 +29,35 @@ def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]
     by_step = {e.step: e.value for e in events.Scalars(tag)}
     steps = sorted(by_step)
     return steps, [by_step[s] for s in steps]
+
+
+def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list[str], out: str) -> None:
+    """Held-out regrets (and evaluations) over samples seen, then the losses."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    for tag in sorted(t for t in tags if t.startswith(HOLDOUT_PREFIX + "regret_")):
+        steps, values = scalars(events, tag)
+        top.plot([s / 1e6 for s in steps], values, marker=".", label=f"greedy on {tag.split('regret_')[1].replace('_', ' ')}")
+    top.set_ylabel("held-out regret (points per decision)")
+    top.set_title("Teacher value lost by acting greedily (held-out shards)")
+    top.legend(loc="upper right")
+    if evaluated:
+        twin = top.twinx()
+        for bot in evaluated:
+            steps, margin = scalars(events, EVAL_PREFIX + bot)
+            twin.plot([s / 1e6 for s in steps], margin, linestyle="--", marker="o", label=f"margin vs {bot}")
+        twin.axhline(0.0, color="grey", linewidth=0.8)
+        twin.set_ylabel("margin per hand (points)")
+        twin.legend(loc="lower right")
+    for tag in sorted(t for t in tags if t.startswith(HOLDOUT_PREFIX) and t.endswith("_loss") and "total" not in t):
+        steps, values = scalars(events, tag)
+        bottom.plot([s / 1e6 for s in steps], values, marker=".", label=tag[len(HOLDOUT_PREFIX) :])
+    bottom.set_xlabel("training decisions seen (millions)")
+    bottom.set_ylabel("held-out loss")
+    bottom.set_yscale("log")
+    bottom.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
 
 
 def main() -> None:
@@ -38,6 +71,9 @@ def main() -> None:
     events.Reload()
     tags = events.Tags()["scalars"]
     evaluated = [t[len(EVAL_PREFIX) :] for t in tags if t.startswith(EVAL_PREFIX) and not t.endswith(("_low", "_high"))]
+    if any(t.startswith(HOLDOUT_PREFIX) for t in tags):
+        plot_distillation(events, tags, evaluated, args.out)
+        return
     if not evaluated:
         raise SystemExit(f"{args.run} has no periodic evaluations ({EVAL_PREFIX}*) to plot")
 
