@@ -10,6 +10,7 @@ are moved to the new positions, which computes exactly the same function.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -230,16 +231,16 @@ def _torch_load(path: str, map_location: str | torch.device) -> Any:
     if size == 0:
         raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes: an interrupted copy?); {_FIX}")
     try:
-        return torch.load(path, map_location=map_location, weights_only=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's advice about files it then refuses anyway
+            return torch.load(path, map_location=map_location, weights_only=True)
     except OSError as e:
         raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
     except Exception as e:  # torch reports a bad file as UnpicklingError, EOFError, RuntimeError, ...
         text = str(e)
         if "zip archive" in text or "central directory" in text or isinstance(e, EOFError):
             what = "is truncated or damaged (an incomplete torch file)"
-        elif "Weights only load failed" in text:
-            what = "holds Python objects, not just tensors and plain values (train.py never writes those)"
-        else:
+        else:  # garbage, or a pickle of more than the tensors and plain values train.py writes
             what = "is not a torch checkpoint"
         raise CheckpointError(f"checkpoint {path!r} {what}; {_FIX}") from None
 

@@ -82,12 +82,12 @@ class EuchreVectorEnv:
         """
         if self.state is None:
             raise RuntimeError("call reset() before step()")
+        if self._first_deal is None or self._first_deal.shape != self.state.deal_count.shape:
+            self._first_deal = self.state.deal_count.copy()  # a state set from outside: count from now
         rewards = self.engine.step(self.state, actions)
         terminated = self.state.done.copy()
         truncated = np.zeros(self.num_envs, bool)
         if self.max_hands is not None:
-            if self._first_deal is None or self._first_deal.shape != self.state.deal_count.shape:
-                self._first_deal = self.state.deal_count.copy()  # a state set from outside: count from now
             truncated = ~terminated & (self.state.deal_count - self._first_deal >= self.max_hands)
         info: dict[str, Any] = {}
         ended = terminated | truncated

@@ -98,11 +98,13 @@ def test_resume_continues_with_the_same_next_batch(tiny_run, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
-def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path):
+def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         train.main(["--resume", str(tiny_run / "checkpoints" / "latest.pt"), "--rules", "{deck: 32}", "--runs-dir", str(tmp_path)])
-    message = str(refused.value.code)
+    message = capsys.readouterr().err
+    assert refused.value.code == 2 and message.count("\n") == 1
     assert "rules.deck: checkpoint 24, here 32" in message and "observation_size: checkpoint 487" in message
+    assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
@@ -223,7 +225,7 @@ def test_stream_advantages_equal_gae_run_on_each_stream_alone():
 def test_default_preset_holds_the_args_defaults():
     defaults = dataclasses.asdict(train.Args())
     preset = train.read_config("configs/ppo.yaml")
-    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume")}
+    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume", *train.COMMAND_LINE_ONLY)}
 
 
 def test_every_option_is_documented_and_overridable():
