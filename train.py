@@ -243,8 +243,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, dict[str, Any] | No
     )
     for f in dataclasses.fields(Args):
         flags = dict.fromkeys([f"--{f.name.replace('_', '-')}", f"--{f.name}"])
+        switch = dict(nargs="?", const="true") if FIELD_TYPES[f.name] is bool else {}  # `--overwrite` = `--overwrite true`
         parser.add_argument(
             *flags,
+            **switch,
             dest=f.name,
             default=argparse.SUPPRESS,
             metavar=FIELD_TYPES[f.name].__name__.upper(),
@@ -619,7 +621,8 @@ def interrupted(args: Args | None) -> str:
     latest = run_folder(args) / "checkpoints" / "latest.pt"
     if not latest.exists():
         return f"train.py: interrupted before the run's first checkpoint; nothing to resume in {run_folder(args)}"
-    return f"train.py: interrupted; continue the run with: {python_command()} train.py --resume {latest}"
+    script = sys.argv[0] if sys.argv[0].endswith(".py") else "train.py"
+    return f"train.py: interrupted; continue the run with: {python_command()} {script} --resume {latest}"
 
 
 def main(argv: list[str] | None = None) -> None:

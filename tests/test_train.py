@@ -292,3 +292,51 @@ def test_canonical_suits_see_a_suit_relabelled_deal_the_same(rules):
             engine.step(b, np.array([action_swap[action]]))
             checked += 1
     assert checked > 200
+
+
+def test_a_run_folder_is_reused_only_to_resume_it_or_with_overwrite(tiny_run, tmp_path):
+    latest = tiny_run / "checkpoints" / "latest.pt"
+    own = train.Args(run_name="tiny", runs_dir=str(tiny_run.parent), resume=str(latest))
+    train.check_run_folder(own)  # resuming a run into its own folder
+    with pytest.raises(train.ConfigError, match="--overwrite would delete .*latest.pt, the checkpoint being resumed"):
+        train.check_run_folder(dataclasses.replace(own, overwrite=True))
+    with pytest.raises(train.ConfigError, match=f"continue it with --resume {latest}, replace it with --overwrite"):
+        train.check_run_folder(dataclasses.replace(own, resume=""))
+    train.check_run_folder(train.Args(run_name="tiny", runs_dir=str(tmp_path)))  # a new folder
+
+
+def test_overwrite_replaces_an_earlier_run_and_the_start_says_where_everything_goes(tmp_path):
+    earlier = tmp_path / "again"
+    earlier.mkdir()
+    (earlier / "events.out.tfevents.old").write_text("an earlier run")
+    done = run_train(*TINY[:2], "--total-timesteps", "512", "--runs-dir", str(tmp_path), "--run-name", "again", "--overwrite")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in earlier.iterdir() if p.is_file() and "old" in p.name) == []
+    assert sorted(p.name for p in (earlier / "checkpoints").iterdir()) == ["latest.pt", "update_000001.pt"]
+    first, second = done.stdout.splitlines()[:2]
+    assert first == (
+        f"train.py: run again: TensorBoard logs in {earlier}, checkpoints in {earlier / 'checkpoints'} "
+        "(every 1 updates and at the end)"
+    )
+    assert second.startswith("train.py: watch it with: ") and second.endswith(f"tensorboard --logdir {tmp_path}")
+    saved = torch.load(earlier / "checkpoints" / "latest.pt", weights_only=True)
+    assert saved["config"]["overwrite"] is False  # a resumed run never inherits it
+
+
+def test_ctrl_c_prints_the_exact_resume_command(tmp_path):
+    import signal
+    import time
+
+    run = subprocess.Popen(
+        [sys.executable, "train.py", *TINY[:2], "--total-timesteps", "1000000", "--runs-dir", str(tmp_path), "--run-name", "stopped"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell may ignore SIGINT
+    )
+    latest = tmp_path / "stopped" / "checkpoints" / "latest.pt"
+    deadline = time.monotonic() + 120
+    while not latest.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130 and "Traceback" not in err, err
+    assert err.splitlines()[-1] == f"train.py: interrupted; continue the run with: {train.python_command()} train.py --resume {latest}"
