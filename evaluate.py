@@ -102,7 +102,9 @@ class Args:
     bootstrap: int = 1000
     """bootstrap resamples for the rating intervals"""
     out: str | None = None
-    """results folder (default results/<a>_vs_<b>_seed<seed> or results/round_robin_seed<seed>)"""
+    """results folder (default results/<a>_vs_<b>_seed<seed> or results/round_robin_seed<seed>, then _<changed rules> for other rules)"""
+    overwrite: bool = False
+    """replace results of another match (other bots, counts, seed or rules) already in the results folder"""
     progress: bool = True
     """show a progress bar with the time left"""
     plots: bool = True
@@ -162,6 +164,18 @@ def two_sided_p(estimate: Estimate) -> float:
 
 def _p_text(p: float) -> str:
     return "< 1e-12" if p < 1e-12 else f"= {p:.3g}"
+
+
+def rules_changes(rules: dict[str, Any] | Rules) -> dict[str, Any]:
+    """The rule options that differ from `Rules()`'s defaults (the primary document), in field order."""
+    given, defaults = rules.to_dict() if isinstance(rules, Rules) else dict(rules), Rules().to_dict()
+    return {k: v for k, v in given.items() if defaults.get(k) != v}
+
+
+def rules_label(rules: dict[str, Any] | Rules) -> str:
+    """`default` or the changed options as `deck=32 joker=true` (the values as --rules takes them)."""
+    changes = rules_changes(rules)
+    return " ".join(f"{k}={json.dumps(v).strip(chr(34))}" for k, v in changes.items()) or "default"
 
 
 # ---------------------------------------------------------------------------------------- one match
@@ -275,6 +289,7 @@ class MatchResult:
         lines = [
             f"{self.a} (A) vs {self.b} (B): {self.num_hands} hands in {self.num_games} games "
             f"({self.num_pairs} duplicate pairs, {self.mode} mode, seed {self.seed})",
+            f"  rules              {rules_label(self.rules)}",
             f"  points per hand    A {self.points_per_hand_a}   B {self.points_per_hand_b}",
             f"  margin per hand    {m}   p {_p_text(self.p_value)}: {verdict}",
             f"  A's point share    {self.point_share_a.percent()}",
@@ -716,7 +731,7 @@ class Tournament:
 
     def report(self) -> str:
         """Head-to-head lines and the rating table."""
-        lines = [m.report() for m in self.matches]
+        lines = [f"round robin, rules: {rules_label(self.matches[0].rules)}"] + [m.report() for m in self.matches]
         what = f"Bradley-Terry on {self.ratings.outcome} won, Elo scale, {CONFIDENCE:.0%} bootstrap interval"
         lines.append(f"\nratings ({what}):")
         for row in self.ratings.table():
@@ -773,6 +788,7 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
     row = {}
     for key, value in summary.items():
         if key == "rules":
+            row["rules"] = rules_label(value)
             continue
         if isinstance(value, dict) or (value is None and key == "win_rate_a"):
             for part in ("value", "se", "low", "high"):
@@ -829,15 +845,15 @@ def plot_match(match: MatchResult, path: Path) -> None:
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("hands played")
     ax.set_ylabel("margin per hand (points)")
-    ax.set_title(f"{match.a} vs {match.b}, duplicate deals")
+    ax.set_title(f"{match.a} vs {match.b}, duplicate deals\nrules: {rules_label(match.rules)}")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-def plot_ratings(ratings: Ratings, path: Path) -> None:
-    """Ratings with their 95% bootstrap intervals, best at the top; unranked bots in grey."""
+def plot_ratings(ratings: Ratings, path: Path, rules: dict[str, Any] | None = None) -> None:
+    """Ratings with their 95% bootstrap intervals, best at the top; unranked bots in grey; the rules in the title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -853,7 +869,9 @@ def plot_ratings(ratings: Ratings, path: Path) -> None:
         ax.errorbar(row["rating"], y, xerr=err, fmt="o", color=colour, capsize=4)
     ax.set_yticks(range(len(rows)), [r["bot"] + ("" if r["fair"] else " (unranked)") for r in rows])
     ax.set_xlabel(f"rating (Elo scale, Bradley-Terry on {ratings.outcome} won)")
-    ax.set_title(f"ratings with {CONFIDENCE:.0%} bootstrap intervals ({ratings.bootstrap} resamples)")
+    ax.set_title(
+        f"ratings with {CONFIDENCE:.0%} bootstrap intervals ({ratings.bootstrap} resamples)\nrules: {rules_label(rules or {})}"
+    )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -881,7 +899,7 @@ def plot_head_to_head(tournament: Tournament, path: Path) -> None:
                 ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
     ax.set_xticks(range(k), tournament.bots, rotation=30, ha="right")
     ax.set_yticks(range(k), tournament.bots)
-    ax.set_title("margin per hand, row vs column (* = significant)")
+    ax.set_title(f"margin per hand, row vs column (* = significant)\nrules: {rules_label(tournament.matches[0].rules)}")
     fig.colorbar(image, ax=ax, label="points per hand")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -920,11 +938,12 @@ def save_tournament(tournament: Tournament, out: Path, config: dict[str, Any], p
         },
     )
     _write_csv(written[1], [_flat(m.summary()) for m in tournament.matches])
-    _write_csv(written[2], r.table())
+    rules = tournament.matches[0].rules
+    _write_csv(written[2], [{**row, "rules": rules_label(rules)} for row in r.table()])
     _write_csv(written[3], [row for m in tournament.matches for row in _pair_rows(m)])
     if plots:
         written += [out / "ratings.png", out / "head_to_head.png"]
-        plot_ratings(r, written[-2])
+        plot_ratings(r, written[-2], rules)
         plot_head_to_head(tournament, written[-1])
     return written
 
@@ -942,18 +961,26 @@ def _field_docs(cls: type) -> dict[str, str]:
     }
 
 
+def _yaml_value(text: str) -> Any:
+    """A --rules value read as YAML, or a one-line ValueError."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ValueError(f"--rules: {text!r} is not valid YAML ({getattr(e, 'problem', None) or 'unreadable'})") from None
+
+
 def _parse_rules(items: list[str]) -> dict[str, Any]:
     """`key=value` items (values read as YAML: `true`, `5`, `left_of_dealer`) or YAML mappings `{deck: 32}`."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if item.lstrip().startswith("{"):
-            mapping = yaml.safe_load(item)
+            mapping = _yaml_value(item)
             if not isinstance(mapping, dict):
                 raise ValueError(f"--rules: {item!r} is not a YAML mapping")
             out.update(mapping)
         elif sep and key.strip():
-            out[key.strip()] = yaml.safe_load(value)
+            out[key.strip()] = _yaml_value(value)
         else:
             raise ValueError(f"--rules takes key=value items or a YAML mapping such as '{{deck: 32}}', got {item!r}")
     return out
@@ -963,8 +990,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Args from defaults, then the --config file, then the command line (each overriding the last)."""
     docs = _field_docs(Args)
     hints = typing.get_type_hints(Args)
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    parser = _OneLineErrorParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
     )
     for f in dataclasses.fields(Args):
         kind, flag = hints[f.name], "--" + f.name.replace("_", "-")
@@ -983,7 +1010,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
     values: dict[str, Any] = {}
     if "config" in given:
-        loaded = yaml.safe_load(Path(given["config"]).read_text()) or {}
+        loaded = _read_config(given["config"])
         unknown = sorted(set(loaded) - {f.name for f in dataclasses.fields(Args)} - {"config"})
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} in {given['config']}")
@@ -1000,8 +1027,97 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     return Args(**values, rules=rules)
 
 
+class _OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with its errors on one line, pointing at --help."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Print `evaluate.py: error: ...` and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every option)\n")
+
+
+def _read_config(path: str) -> dict[str, Any]:
+    """A YAML config file's mapping, or a ValueError in one line naming the file and the problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"config file {path!r} not found; pass --config with a YAML file such as configs/tournament.yaml")
+    try:
+        loaded = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ValueError(f"{path} is not valid YAML{where}: {getattr(e, 'problem', None) or e}; fix the file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file; pass a YAML config") from None
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path} holds a YAML {type(loaded).__name__}, not a mapping of option: value")
+    return loaded
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_")
+
+
+MAX_SLUG = 60
+"""Longer rule changes name the results folder by a hash instead."""
+
+
+def rules_slug(rules: Rules) -> str:
+    """The rules' part of a default results folder name: '' for the default rules, else `_deck=32_joker=true`
+    (or `_rules-<hash>` when that would be long)."""
+    changes = rules_changes(rules)
+    if not changes:
+        return ""
+    slug = _slug("_".join(rules_label(rules).split()))
+    if len(slug) > MAX_SLUG:
+        slug = "rules-" + zlib.crc32(json.dumps(changes, sort_keys=True).encode()).to_bytes(4, "big").hex()
+    return "_" + slug
+
+
+def default_out(args: Args, rules: Rules) -> Path:
+    """Where results go without --out: the bots, the seed and the rules name the folder."""
+    if args.round_robin:
+        return Path(f"results/round_robin_seed{args.seed}{rules_slug(rules)}")
+    a, b = args.bots
+    return Path(f"results/{_slug(a)}_vs_{_slug(b)}_seed{args.seed}{rules_slug(rules)}")
+
+
+IDENTITY = ("bots", "round_robin", "hands", "games", "seed", "chunk", "rules")
+"""What makes two results the same result (workers, progress and plots never change one)."""
+
+
+def _identity(config: dict[str, Any]) -> dict[str, Any]:
+    """The IDENTITY fields of a results config, the rules as their label (so that {} equals the defaults)."""
+    out = {k: config.get(k) for k in IDENTITY}
+    out["rules"] = rules_label(config.get("rules") or {})
+    return out
+
+
+def check_out(out: Path, config: dict[str, Any], overwrite: bool) -> None:
+    """Refuse to write over results of another match in `out` unless `overwrite`; the same match may be rewritten."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder; choose another --out")
+    for name in ("match.json", "tournament.json"):
+        if not (out / name).is_file() or overwrite:
+            continue
+        try:
+            held = json.loads((out / name).read_text()).get("config", {})
+        except (ValueError, AttributeError):
+            held = {}
+        held, here = _identity(held), _identity(config)
+        differ = [k for k in IDENTITY if held[k] != here[k]]
+        if differ:
+            there = ", ".join(f"{k} {held[k]!r} there, {here[k]!r} here" for k in differ)
+            raise ValueError(f"{out} already holds the results of another match ({there}); pass --out DIR or --overwrite")
+
+
+def check_options(args: Args) -> None:
+    """The numeric options in range, and a round robin of distinct bots."""
+    for name, low in (("seed", 0), ("workers", 1), ("chunk", 1), ("bootstrap", 1)):
+        value = getattr(args, name)
+        if value < low:
+            raise ValueError(f"--{name} must be {low} or more, got {value}")
+    if args.round_robin and (len(args.round_robin) < 2 or len(set(args.round_robin)) != len(args.round_robin)):
+        raise ValueError(f"--round-robin needs two or more different bots, got {args.round_robin}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1017,21 +1133,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.hands is None and args.games is None:
             options["hands"] = DEFAULT_HANDS
         _mode_and_pairs(options["hands"], options["games"])
+        check_options(args)
         check_bots(rules, args.round_robin or args.bots, HANDS if args.games is None else GAMES)
+        config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict()}
+        out = Path(args.out) if args.out else default_out(args, rules)
+        check_out(out, config, args.overwrite)
     except (ValueError, RulesError, OSError, yaml.YAMLError) as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
-    config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict()}
     start = time.perf_counter()
     if args.round_robin:
-        out = Path(args.out or f"results/round_robin_seed{args.seed}")
         tournament = round_robin(rules, args.round_robin, bootstrap=args.bootstrap, progress=args.progress, **options)
         played, wall = sum(m.num_hands for m in tournament.matches), time.perf_counter() - start
         print(tournament.report())
         written = save_tournament(tournament, out, config, plots=args.plots)
     else:
         a, b = args.bots
-        out = Path(args.out or f"results/{_slug(a)}_vs_{_slug(b)}_seed{args.seed}")
         match = play_match(rules, a, b, progress=args.progress, **options)
         played, wall = match.num_hands, time.perf_counter() - start
         print(match.report())

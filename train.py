@@ -33,6 +33,7 @@ import hashlib
 import inspect
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -55,23 +56,26 @@ from tqdm import tqdm
 from agents.base import Agent, make_agent
 from agents.base import parse_weighted as agents_parse_weighted
 from agents.ppo import (
+    CHECKPOINT_FORMAT,
     MASKED_LOGIT,
+    RESUME,
     ActorCritic,
+    CheckpointError,
     CheckpointMismatchError,
     PPOAgent,
     build_network,
     check_compatible,
-    load_checkpoint,
     observation_signature,
+    read_checkpoint,
 )
 from euchre_env import Engine, EuchreState, EuchreVectorEnv, Rules, RulesError
 from euchre_env.cards import NUM_SEATS
+from euchre_env.engine import EPISODES, REWARDS
 
 ROOT = Path(__file__).resolve().parent
 SELF = "self"
 POOL = "pool"
 STAGES = ("ppo", "distill")
-CHECKPOINT_FORMAT = 1
 
 
 class ConfigError(ValueError):
@@ -183,6 +187,8 @@ class Args:
     """agent specs the greedy policy is evaluated against, each with the hands to play (half of them mirrored deals)"""
     eval_seed: int = 12345
     """seed of the evaluation deals (the same deals at every evaluation)"""
+    overwrite: bool = False
+    """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
 
 
 # ---------------------------------------------------------------- configuration
@@ -197,6 +203,9 @@ def field_docs(cls: type) -> dict[str, str]:
         if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
     }
 
+
+COMMAND_LINE_ONLY = ("overwrite",)
+"""Options a preset or a resumed checkpoint's config never sets: deleting a run takes an explicit flag."""
 
 FIELD_TYPES: dict[str, type] = {
     name: typing.get_origin(kind) or kind for name, kind in typing.get_type_hints(Args).items()
@@ -225,12 +234,24 @@ def read_config(path: str) -> dict[str, Any]:
     p = Path(path)
     if not p.exists() and not p.is_absolute() and (ROOT / p).exists():
         p = ROOT / p
-    if not p.exists():
-        raise FileNotFoundError(f"config file {path!r} not found")
-    values = yaml.safe_load(p.read_text()) or {}
-    unknown = sorted(set(values) - set(FIELD_TYPES))
+    if not p.is_file():
+        raise ConfigError(f"config file {path!r} not found; pass --config with a YAML preset such as configs/ppo.yaml")
+    try:
+        values = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path} is not valid YAML{where}: {getattr(e, 'problem', None) or e}; fix the file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read config file {path!r}: {e}") from None
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path} holds a YAML {type(values).__name__}, not a mapping of option: value")
+    unknown = sorted(set(values) - set(FIELD_TYPES) - set(COMMAND_LINE_ONLY))
     if unknown:
-        raise ConfigError(f"{path}: unknown option(s) {unknown}; known: {sorted(FIELD_TYPES)}")
+        raise ConfigError(f"{path}: unknown option(s) {unknown}; known: {sorted(set(FIELD_TYPES) - set(COMMAND_LINE_ONLY))}")
+    refused = sorted(set(values) & set(COMMAND_LINE_ONLY))
+    if refused:
+        raise ConfigError(f"{path}: {refused} can only be given on the command line")
     return {k: coerce(k, v) for k, v in values.items()}
 
 
@@ -245,11 +266,15 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, dict[str, Any] | No
     """Args from defaults < the preset (or the resumed checkpoint's config) < the command line."""
     docs = field_docs(Args)
     defaults = Args()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineErrorParser(
+        description=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
+    )
     for f in dataclasses.fields(Args):
         flags = dict.fromkeys([f"--{f.name.replace('_', '-')}", f"--{f.name}"])
+        switch = dict(nargs="?", const="true") if FIELD_TYPES[f.name] is bool else {}  # `--overwrite` = `--overwrite true`
         parser.add_argument(
             *flags,
+            **switch,
             dest=f.name,
             default=argparse.SUPPRESS,
             metavar=FIELD_TYPES[f.name].__name__.upper(),
@@ -259,11 +284,20 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, dict[str, Any] | No
     values = dataclasses.asdict(defaults)
     checkpoint = None
     if cli.get("resume"):
-        checkpoint = load_checkpoint(cli["resume"])
-        values = merge(values, checkpoint["config"])
+        checkpoint = read_checkpoint(cli["resume"], RESUME)
+        saved = {k: v for k, v in checkpoint["config"].items() if k in FIELD_TYPES and k not in COMMAND_LINE_ONLY}
+        values = merge(values, saved)
     if checkpoint is None or "config" in cli:
         values = merge(values, read_config(cli.get("config", values["config"])))
     return Args(**merge(values, cli)), checkpoint
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the usage of some forty options would bury them)."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Print `train.py: error: ...` with the pointer to --help, and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every option)\n")
 
 
 def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
@@ -465,6 +499,7 @@ def start_run(args: Args, checkpoint: dict[str, Any] | None, prefix: str, engine
         model_kwargs = checkpoint["model_kwargs"]
     elif args.init_checkpoint:
         model_kwargs = reference_checkpoint(args, engine)["model_kwargs"]
+        args = dataclasses.replace(args, **{k: v for k, v in model_kwargs.items() if k in FIELD_TYPES})
     else:
         model_kwargs = dict(
             hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits,
@@ -488,8 +523,8 @@ def start_run(args: Args, checkpoint: dict[str, Any] | None, prefix: str, engine
 
 def reference_checkpoint(args: Args, engine: Engine) -> dict[str, Any]:
     """init_checkpoint, checked against this game."""
-    checkpoint = load_checkpoint(args.init_checkpoint)
-    check_compatible(checkpoint, engine, f"init_checkpoint {args.init_checkpoint!r}")
+    checkpoint = read_checkpoint(args.init_checkpoint)
+    check_compatible(checkpoint, engine, f"--init-checkpoint {args.init_checkpoint!r}")
     return checkpoint
 
 
@@ -502,11 +537,13 @@ def save_run_checkpoint(run: Run, checkpoint: dict[str, Any], update: int) -> No
             old.unlink()
 
 
-def interrupted(run: Run, checkpoint: dict[str, Any], update: int) -> None:
+def save_and_stop(run: Run, checkpoint: dict[str, Any], update: int) -> None:
     """After Ctrl-C: write the checkpoint of the last finished update, say how to continue, exit 130."""
     save_run_checkpoint(run, checkpoint, update)
     latest = run.ckpt_dir / "latest.pt"
-    print(f"\ninterrupted after update {update}; checkpoint written. Continue with:\n  python train.py --resume {latest}", flush=True)
+    script = sys.argv[0] if sys.argv[0].endswith(".py") else "train.py"
+    print(f"\ntrain.py: interrupted after update {update}, checkpoint written; continue the run with: "
+          f"{python_command()} {script} --resume {latest}", file=sys.stderr, flush=True)
     raise SystemExit(130)
 
 
@@ -823,8 +860,6 @@ def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     num_updates = args.total_timesteps // batch_size
     if num_updates < 1:
         raise ConfigError(f"total_timesteps={args.total_timesteps} is less than one rollout (num_envs * num_steps = {batch_size})")
-    if args.kl_coef > 0 and not args.init_checkpoint:
-        raise ConfigError("kl_coef > 0 needs init_checkpoint: the reference policy the KL term keeps the learner close to")
     env = EuchreVectorEnv(args.num_envs, Rules.from_dict(args.rules), episode=args.episode, reward=args.reward, seed=args.seed)
     run = start_run(args, checkpoint, "ppo", env.engine)
     args = run.args
@@ -889,7 +924,7 @@ def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
             )
             if stop.requested:
                 bar.close()
-                interrupted(run, ppo_checkpoint(run, env, league, buf, rng, update, global_step, episode_return), update)
+                save_and_stop(run, ppo_checkpoint(run, env, league, buf, rng, update, global_step, episode_return), update)
     bar.close()
     run.writer.close()
     print(f"done: {global_step} steps; checkpoints in {run.ckpt_dir}", flush=True)
@@ -1038,25 +1073,235 @@ def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
             bar.set_postfix(policy_loss=f"{losses['policy'].item():.3f}", refresh=False)
             if stop.requested:
                 bar.close()
-                interrupted(run, distill_checkpoint(net, optimizer, args, engine, run.model_kwargs, update, samples, split), update)
+                save_and_stop(run, distill_checkpoint(net, optimizer, args, engine, run.model_kwargs, update, samples, split), update)
     bar.close()
     run.writer.close()
     print(f"done: {update} updates; checkpoints in {run.ckpt_dir}", flush=True)
 
 
-# ---------------------------------------------------------------- main
+# ---------------------------------------------------------------- checking the options
+
+POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden_size",
+            "pool_size", "pool_interval", "save_interval", "learning_rate", "clip_coef", "max_grad_norm",
+            "distill_epochs", "distill_batch_size", "policy_temperature")
+NON_NEGATIVE = ("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval",
+                "ent_coef", "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef")
+FRACTIONS = ("gamma", "gae_lambda", "holdout_fraction")
+NETWORK_OPTIONS = ("hidden_size", "num_layers", "canonical_suits", "action_values")
+
+
+def flag(name: str) -> str:
+    """The command-line flag of an option."""
+    return "--" + name.replace("_", "-")
+
+
+def check_numbers(args: Args) -> None:
+    """Sizes, counts and coefficients in range, and at least one rollout in the run."""
+    docs = field_docs(Args)
+    for names, test, needs in (
+        (POSITIVE, lambda v: v > 0, "greater than 0"),
+        (NON_NEGATIVE, lambda v: v >= 0, "0 or more"),
+        (FRACTIONS, lambda v: 0 <= v <= 1, "between 0 and 1"),
+    ):
+        for name in names:
+            value = getattr(args, name)
+            if not (test(value) and np.isfinite(value)):
+                raise ConfigError(f"{flag(name)} must be {needs}, got {value!r} ({docs[name]})")
+    batch_size = args.num_envs * args.num_steps
+    if args.stage == "ppo" and args.total_timesteps < batch_size:
+        raise ConfigError(
+            f"--total-timesteps {args.total_timesteps} is less than one rollout (num_envs * num_steps = {batch_size}); "
+            "raise it or lower --num-envs / --num-steps"
+        )
+
+
+def check_game(args: Args) -> Engine:
+    """The engine the options describe (rules, episode, reward), or a ConfigError naming the bad one."""
+    if args.episode not in EPISODES:
+        raise ConfigError(f"--episode {args.episode!r} is not one of {', '.join(EPISODES)}")
+    if args.reward not in REWARDS:
+        raise ConfigError(f"--reward {args.reward!r} is not one of {', '.join(REWARDS)}")
+    try:
+        return Engine(Rules.from_dict(args.rules), episode=args.episode, reward=args.reward)
+    except RulesError as e:
+        raise ConfigError(f"--rules: {e}") from None
+
+
+def check_agents(specs: list[str], option: str, engine: Engine) -> None:
+    """Build each agent spec once, so that a misspelt bot or a bad checkpoint fails before training."""
+    for spec in specs:
+        try:
+            make_agent(spec, engine)
+        except (ValueError, RulesError) as e:  # CheckpointError is a ValueError
+            raise ConfigError(f"{flag(option)}: {e}") from None
+
+
+def check_opponents(args: Args, engine: Engine) -> None:
+    """The opponent mix and the evaluation opponents: known bots, sensible weights and hand counts."""
+    mix = parse_mix(args.opponent_mix)
+    check_agents([name for name, _ in mix if name not in (SELF, POOL)], "opponent_mix", engine)
+    evaluation = parse_weighted(args.eval_opponents, "eval_opponents")  # checked even while evaluation is off
+    for spec, hands in evaluation:
+        if hands != int(hands) or hands < 2:
+            raise ConfigError(f"--eval-opponents {spec}={hands:g}: the hands must be a whole number of at least 2")
+    check_agents([spec for spec, _ in evaluation], "eval_opponents", engine)
+
+
+def check_device(name: str) -> None:
+    """A torch device this machine has, or a ConfigError saying what is there instead."""
+    if name == "auto":
+        return
+    try:
+        device = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise ConfigError(f"--device {name!r} is not a torch device; use auto, cpu, cuda or cuda:N") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "is a CPU-only build" if torch.version.cuda is None else "finds no GPU"
+            raise ConfigError(f"--device {name}: this torch ({torch.__version__}) {why}; use --device cpu (or auto)")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ConfigError(f"--device {name}: there are only {torch.cuda.device_count()} GPU(s), cuda:0 ...")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"--device {name}: MPS is not available here; use --device cpu (or auto)")
+    elif device.type not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"--device {name}: train.py runs on cpu, cuda or mps")
+
+
+def check_resume(args: Args, checkpoint: dict[str, Any], engine: Engine) -> None:
+    """A resumed checkpoint fits these rules, this layout, these games and this network."""
+    check_compatible(checkpoint, engine, f"checkpoint {args.resume!r} (--resume)", same_positions=True)
+    games = len(checkpoint["env_state"]["phase"]) if args.stage == "ppo" else args.num_envs
+    if games != args.num_envs:
+        raise ConfigError(f"--num-envs {args.num_envs}, but the checkpoint holds {games} games; resume with --num-envs {games}")
+    saved = checkpoint["model_kwargs"]
+    for name in NETWORK_OPTIONS:
+        if name in saved and saved[name] != getattr(args, name):
+            raise ConfigError(
+                f"{flag(name)} {getattr(args, name)!r}, but the checkpoint's network has {saved[name]!r}; "
+                f"a resumed run keeps its network: drop {flag(name)}"
+            )
+
+
+def run_folder(args: Args) -> Path:
+    """Where the run's TensorBoard logs and checkpoints go."""
+    return Path(args.runs_dir) / args.run_name
+
+
+def check_run_folder(args: Args) -> None:
+    """A plain run name, and no earlier run in its folder unless resuming it or told to --overwrite."""
+    name = args.run_name
+    if name in (".", "..") or "/" in name or os.sep in name:
+        raise ConfigError(f"--run-name {name!r} must be a plain folder name (no '/'); --runs-dir sets the parent folder")
+    runs, run_dir = Path(args.runs_dir), run_folder(args)
+    for path in (runs, run_dir):
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"{path} is a file, not a folder; choose another --runs-dir or --run-name")
+    if not run_dir.is_dir() or not any(run_dir.iterdir()):
+        return
+    if args.resume and Path(args.resume).resolve().is_relative_to(run_dir.resolve()):
+        if args.overwrite:
+            raise ConfigError(f"--overwrite would delete {args.resume}, the checkpoint being resumed; drop --overwrite")
+        return
+    if args.overwrite:
+        return
+    latest = run_dir / "checkpoints" / "latest.pt"
+    resume = f"continue it with --resume {latest}, " if latest.exists() else ""
+    raise ConfigError(
+        f"run folder {run_dir} already holds an earlier run; {resume}replace it with --overwrite, or choose another --run-name"
+    )
+
+
+def check_stage(args: Args, engine: Engine) -> None:
+    """The stage's inputs: the teacher data for distillation; the reference policy for fine-tuning."""
+    if args.stage == "distill":
+        from agents.teacher import TeacherDataError, check_data
+
+        try:
+            check_data(args.teacher_data, engine)
+        except TeacherDataError as e:
+            raise ConfigError(f"--teacher-data: {e}; write it with python -m agents.teacher") from None
+    if args.kl_coef > 0 and not args.init_checkpoint:
+        raise ConfigError("--kl-coef > 0 needs --init-checkpoint: the reference policy the KL term keeps the learner close to")
+    if args.init_checkpoint:
+        check_compatible(read_checkpoint(args.init_checkpoint), engine, f"--init-checkpoint {args.init_checkpoint!r}")
+
+
+def check_args(args: Args, checkpoint: dict[str, Any] | None) -> None:
+    """Every option checked before anything is written; a ConfigError names the first bad one and the fix."""
+    check_numbers(args)
+    engine = check_game(args)
+    check_device(args.device)
+    check_opponents(args, engine)
+    check_stage(args, engine)
+    if checkpoint is not None:
+        check_resume(args, checkpoint, engine)
+    check_run_folder(args)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def command(name: str) -> str:
+    """How a program beside this interpreter is spelled in a hint: its path relative to here when it
+    lies below (the project's .venv), else its bare name (an activated environment)."""
+    path = Path(sys.executable).with_name(name)
+    try:
+        return str(path.relative_to(Path.cwd())) if path.exists() else name
+    except ValueError:
+        return name
+
+
+def python_command() -> str:
+    """This interpreter, as a hint spells it (`.venv/bin/python` when run as `make run` does)."""
+    name = Path(sys.executable).name
+    spelled = command(name)
+    return spelled if spelled != name else "python"
+
+
+def announce(args: Args) -> None:
+    """Say at the start where the run's logs and checkpoints go, and how to watch them."""
+    run_dir = run_folder(args)
+    watch = command("tensorboard")
+    print(
+        f"train.py: run {args.run_name}: TensorBoard logs in {run_dir}, checkpoints in {run_dir / 'checkpoints'} "
+        f"(every {args.save_interval} updates and at the end)\n"
+        f"train.py: watch it with: {watch} --logdir {args.runs_dir}",
+        flush=True,
+    )
+
+
+def interrupted_message(args: Args | None) -> str:
+    """What to tell a user who pressed Ctrl-C: the exact command that continues the run, if it can be."""
+    if args is None:
+        return "train.py: interrupted before training started; nothing was written"
+    latest = run_folder(args) / "checkpoints" / "latest.pt"
+    if not latest.exists():
+        return f"train.py: interrupted before the run's first checkpoint; nothing to resume in {run_folder(args)}"
+    script = sys.argv[0] if sys.argv[0].endswith(".py") else "train.py"
+    return f"train.py: interrupted; continue the run with: {python_command()} {script} --resume {latest}"
 
 
 def main(argv: list[str] | None = None) -> None:
+    """train.py's command line: check every option, then train; one line and exit status 2 for a bad input."""
+    args = None
     try:
         args, checkpoint = parse_args(argv)
         if args.stage not in STAGES:
-            raise ConfigError(f"stage={args.stage!r} is not one of {STAGES}")
+            raise ConfigError(f"--stage {args.stage!r} is not one of {', '.join(STAGES)}")
         if checkpoint is not None and checkpoint.get("stage", "ppo") != args.stage:
             raise ConfigError(f"--resume {args.resume!r} is a {checkpoint.get('stage', 'ppo')} checkpoint, not a {args.stage} one")
-        (distill if args.stage == "distill" else train)(args, checkpoint)
-    except (ConfigError, CheckpointMismatchError, RulesError, FileNotFoundError) as e:
-        sys.exit(f"train.py: error: {e}")
+        args = dataclasses.replace(args, run_name=args.run_name or f"{args.stage}__{args.seed}__{int(time.time())}")
+        check_args(args, checkpoint)
+        if args.overwrite and run_folder(args).exists():
+            shutil.rmtree(run_folder(args))
+        announce(args)
+        (distill if args.stage == "distill" else train)(dataclasses.replace(args, overwrite=False), checkpoint)
+    except (ConfigError, CheckpointError, RulesError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print(interrupted_message(args), file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,8 @@ def parse_options(arg: str) -> dict[str, int]:
             key, value = "worlds", key
         if key not in options:
             raise ValueError(f"unknown pimc option {key!r} in {arg!r}; options: worlds=N")
+        if not value.strip().isdigit():
+            raise ValueError(f"pimc option {key}={value!r} is not a whole number; usage: pimc:worlds=N with N >= 1")
         options[key] = int(value)
     if options["worlds"] < 1:
         raise ValueError(f"pimc needs worlds >= 1, got {options['worlds']}")

@@ -10,6 +10,7 @@ are moved to the new positions, which computes exactly the same function.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,15 @@ MASKED_LOGIT = -1e8
 """Logit given to illegal actions: exp() of it underflows to exactly 0, so they are never sampled."""
 
 
-class CheckpointMismatchError(ValueError):
+CHECKPOINT_FORMAT = 1
+"""The `format` train.py writes into every checkpoint (and `export_policy` keeps)."""
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable train.py checkpoint: missing, unreadable, truncated or incomplete."""
+
+
+class CheckpointMismatchError(CheckpointError):
     """A checkpoint made for other rules or another observation layout than the engine's."""
 
 
@@ -213,20 +222,94 @@ def _relayout_first_layer(state_dict: dict[str, torch.Tensor], saved: dict[str, 
         state_dict["trunk.0.weight"] = state_dict["trunk.0.weight"][:, torch.from_numpy(source)]
 
 
-def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict[str, Any]:
-    """Read a checkpoint written by train.py (plain tensors and Python values only)."""
+POLICY_KEYS = ("format", "model", "model_kwargs", "config", "rules", "observation", "update", "global_step")
+"""What a shipped policy keeps of a training checkpoint: enough to play and to check compatibility."""
+TRAINING_KEYS = {
+    "ppo": POLICY_KEYS + ("optimizer", "pool", "pool_count", "env_state", "games", "rng"),
+    "distill": POLICY_KEYS + ("optimizer", "teacher", "rng"),
+}
+"""What `train.py --resume` needs, by training stage: the policy and everything else the run was in the middle of."""
+PLAY = "play"
+RESUME = "resume"
+_EXPECTED_TYPES = {"model": dict, "model_kwargs": dict, "config": dict, "rules": dict, "observation": dict}
+_FIX = "pass a checkpoint that train.py wrote, such as runs/NAME/checkpoints/latest.pt"
+
+
+def _torch_load(path: str, map_location: str | torch.device) -> Any:
+    """torch.load of plain tensors and values, with every way a file can fail to load as one CheckpointError."""
+    file = Path(path)
+    if file.is_dir():
+        raise CheckpointError(f"checkpoint {path!r} is a folder, not a file; {_FIX}")
     try:
-        return torch.load(path, map_location=map_location, weights_only=True)
+        size = file.stat().st_size
     except FileNotFoundError:
-        raise FileNotFoundError(f"no checkpoint at {path!r}") from None
+        raise CheckpointError(f"no checkpoint at {path!r} (no such file); {_FIX}") from None
+    except OSError as e:
+        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
+    if size == 0:
+        raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes: an interrupted copy?); {_FIX}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's advice about files it then refuses anyway
+            return torch.load(path, map_location=map_location, weights_only=True)
+    except OSError as e:
+        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
+    except Exception as e:  # torch reports a bad file as UnpicklingError, EOFError, RuntimeError, ...
+        text = str(e)
+        if "zip archive" in text or "central directory" in text or isinstance(e, EOFError):
+            what = "is truncated or damaged (an incomplete torch file)"
+        else:  # garbage, or a pickle of more than the tensors and plain values train.py writes
+            what = "is not a torch checkpoint"
+        raise CheckpointError(f"checkpoint {path!r} {what}; {_FIX}") from None
+
+
+def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """A train.py checkpoint, checked to hold what `purpose` needs: PLAY (a policy, as the ppo bot plays)
+    or RESUME (everything `train.py --resume` continues). Anything else is a CheckpointError naming the
+    problem and the fix."""
+    checkpoint = _torch_load(path, map_location)
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(f"checkpoint {path!r} holds a {type(checkpoint).__name__}, not a train.py checkpoint; {_FIX}")
+    stage = checkpoint.get("stage", "ppo")
+    if purpose == RESUME and stage not in TRAINING_KEYS:
+        raise CheckpointError(f"checkpoint {path!r} comes from an unknown training stage {stage!r}; {_FIX}")
+    missing = [k for k in (TRAINING_KEYS[stage] if purpose == RESUME else POLICY_KEYS) if k not in checkpoint]
+    if purpose == RESUME and missing and all(k in checkpoint for k in POLICY_KEYS):
+        raise CheckpointError(
+            f"checkpoint {path!r} is a play-only export (python -m agents.ppo writes those): it has no {', '.join(missing)}, "
+            "so training cannot continue from it; resume from the run's checkpoints/latest.pt or update_NNNNNN.pt, "
+            "or play it with evaluate.py ppo:PATH"
+        )
+    if missing:
+        raise CheckpointError(f"checkpoint {path!r} is not a train.py checkpoint: it lacks {', '.join(missing)}; {_FIX}")
+    if checkpoint["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            f"checkpoint {path!r} has format {checkpoint['format']!r}; this version reads format {CHECKPOINT_FORMAT}"
+        )
+    wrong = [k for k, kind in _EXPECTED_TYPES.items() if not isinstance(checkpoint[k], kind)]
+    observation = checkpoint["observation"]
+    if not wrong and not {"observation_size", "observation_layout", "num_actions"} <= set(observation):
+        wrong = ["observation"]
+    if wrong:
+        raise CheckpointError(f"checkpoint {path!r} is damaged: {', '.join(wrong)} is not what train.py writes; {_FIX}")
+    return checkpoint
+
+
+def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """Read a checkpoint written by train.py to play it (`read_checkpoint(path, PLAY)`)."""
+    return read_checkpoint(path, PLAY, map_location)
 
 
 def build_network(checkpoint: dict[str, Any], engine: Engine) -> ActorCritic:
     """The network described by a checkpoint, with its trained weights, for a compatible engine."""
-    net = ActorCritic(engine, **checkpoint["model_kwargs"])
-    state_dict = dict(checkpoint["model"])
-    _relayout_first_layer(state_dict, checkpoint["observation"], engine)
-    net.load_state_dict(state_dict)
+    try:
+        net = ActorCritic(engine, **checkpoint["model_kwargs"])
+        state_dict = dict(checkpoint["model"])
+        _relayout_first_layer(state_dict, checkpoint["observation"], engine)
+        net.load_state_dict(state_dict)
+    except (TypeError, KeyError, IndexError, RuntimeError) as e:
+        reason = str(e).strip().splitlines()[0][:200]
+        raise CheckpointError(f"the checkpoint's weights do not fit the network it describes ({reason})") from None
     return net
 
 
@@ -274,17 +357,10 @@ class PPOAgent(Agent):
         return np.argmax(cumulative > u, axis=1)
 
 
-POLICY_KEYS = ("format", "model", "model_kwargs", "config", "rules", "observation", "update", "global_step")
-"""What a shipped policy keeps of a training checkpoint: enough to play and to check compatibility."""
-
-
 def export_policy(src: str, dst: str) -> None:
     """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states),
     in this version's observation layout."""
-    checkpoint = load_checkpoint(src)
-    missing = [k for k in POLICY_KEYS if k not in checkpoint]
-    if missing:
-        raise ValueError(f"{src!r} is not a train.py checkpoint: it lacks {missing}")
+    checkpoint = read_checkpoint(src, PLAY)
     policy = {k: checkpoint[k] for k in POLICY_KEYS}
     engine = Engine(Rules.from_dict(checkpoint["rules"]))
     check_compatible(checkpoint, engine, f"checkpoint {src!r}")

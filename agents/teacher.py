@@ -403,16 +403,23 @@ class TeacherData:
         return np.unpackbits(self.arrays["mask_bits"][rows], axis=1, count=self.num_actions).astype(bool)
 
 
-def load(
-    folder: str | Path, engine: Engine, settings: TeacherSettings | None = None, shards: list[int] | None = None
-) -> TeacherData:
-    """The shards listed in `folder`'s manifest (or just `shards`), refusing data of other rules or another
-    observation layout (and, when `settings` is given, other generator settings)."""
+def check_data(folder: str | Path, engine: Engine, settings: TeacherSettings | None = None) -> dict[str, Any]:
+    """`folder`'s manifest, if its data was made for this engine's rules and observation layout (and, when
+    `settings` is given, with these generator settings); else a TeacherDataError naming each difference."""
     manifest = read_manifest(folder)
     wanted = _manifest_identity(engine.rules, settings or TeacherSettings(**manifest["settings"]), engine)
     problems = [p for p in _differences(manifest, wanted) if settings is not None or not p.startswith("settings.")]
     if problems:
         raise TeacherDataError(f"{folder} holds teacher data for another game: " + "; ".join(problems))
+    return manifest
+
+
+def load(
+    folder: str | Path, engine: Engine, settings: TeacherSettings | None = None, shards: list[int] | None = None
+) -> TeacherData:
+    """The shards listed in `folder`'s manifest (or just `shards`), refusing data of other rules or another
+    observation layout (and, when `settings` is given, other generator settings)."""
+    manifest = check_data(folder, engine, settings)
     listed = sorted(int(k) for k in manifest["shards"])
     missing = sorted(set(shards or []) - set(listed))
     if missing:

@@ -27,6 +27,13 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from euchre_env.engine import IllegalActionError
+
+
+class ActionOutOfBoundsError(IllegalActionError, AssertionError):
+    """An action outside the agent's action space. An AssertionError, as PettingZoo's check raises,
+    and an IllegalActionError, as the env raises for an illegal action; the state is unchanged."""
+
 
 class AssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
     """`AssertOutOfBoundsWrapper` with an exact fast check for in-range integer actions."""
@@ -49,8 +56,26 @@ class AssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
         bounds = self._ranges.get(self._raw.agent_selection)
         if bounds is not None and type(action) in self._int_types and bounds[0] <= action < bounds[1]:
             self.env.step(action)
-        else:
-            super().step(action)
+            return
+        agent = self._raw.agent_selection
+        done = self._raw.terminations[agent] or self._raw.truncations[agent]
+        if not ((action is None and done) or self.action_space(agent).contains(action)):
+            raise ActionOutOfBoundsError(self._out_of_bounds_message(agent, action, done))
+        super().step(action)
+
+    def _out_of_bounds_message(self, agent: str, action: Any, done: bool) -> str:
+        """'action is not in action space' (PettingZoo's words), what was given, and what is allowed."""
+        space = self.action_space(agent)
+        given = f"{agent} was given {action!r} ({type(action).__name__})"
+        if done:
+            return f"action is not in action space: {given}, but it is done: step it with None"
+        legal = []
+        raw = self._raw
+        if hasattr(raw, "legal_actions") and hasattr(raw, "action_name"):
+            legal = [f"{raw.action_name(a)} ({a})" for a in raw.legal_actions()]
+        ids = f"0..{space.n - 1}" if isinstance(space, gymnasium.spaces.Discrete) else str(space)
+        allowed = f"an action id {ids}" + (f"; legal now: {', '.join(legal)}" if legal else "")
+        return f"action is not in action space: {given}; give {allowed}"
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

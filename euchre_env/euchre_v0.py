@@ -17,13 +17,18 @@ who leads, scoring, game target) come from one `euchre_env.Rules` config and are
 `euchre_env.engine`; this module only translates.
 
 ### Arguments
-`euchre_v0.env(rules=Rules(), episode="game", reward="points", render_mode=None)`
+`euchre_v0.env(rules=Rules(), episode="game", reward="points", render_mode=None, max_hands=10_000)`
 - `rules`: a `Rules` config (defaults follow the primary rules document).
 - `episode`: `"hand"` ends after one hand, `"game"` plays hands until a side reaches
   `rules.target_points`, `"rubber"` plays games until a side has won `rules.rubber_games`.
 - `reward`: `"points"` pays, at the end of every hand, each player its team's points minus the other
   team's for that hand; `"win"` pays +1/-1 when the episode ends (0 for a thrown-in hand).
 - `render_mode`: `None`, `"ansi"` (returns the table as text) or `"human"` (prints it).
+- `max_hands`: a safety net against endless episodes. Once this many hands are over (scored or thrown
+  in) and the episode is not, every agent is truncated (`truncations[a] = True`, `terminations` stay
+  False) and steps out with `None`, as PettingZoo expects. Real play never reaches the default 10,000;
+  a policy that always passes under `stick_the_dealer=False` would otherwise throw in forever.
+  `None`: no limit.
 
 `reset(seed=..., options={"deal": {"dealer": 0, "hands": [[5 card names] x 4], "upcard": "JH"}})`
 starts from an exact deal; the kitty is the rest of the deck. A malformed or impossible deal raises
@@ -77,6 +82,7 @@ from euchre_env.engine import (
     game_keys,
 )
 from euchre_env.rules import Rules
+from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
 
 AGENTS = [f"player_{i}" for i in range(NUM_SEATS)]
 _HAND_OVER = int(Phase.HAND_OVER)
@@ -105,8 +111,10 @@ class raw_env(AECEnv):
         episode: str = EPISODE_GAME,
         reward: str = "points",
         render_mode: str | None = None,
+        max_hands: int | None = DEFAULT_MAX_HANDS,
     ):
         super().__init__()
+        self.max_hands = check_max_hands(max_hands)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']} or None")
         self.engine = Engine(rules, episode=episode, reward=reward)
@@ -135,6 +143,10 @@ class raw_env(AECEnv):
         """The seats' observations of the game, kept by the engine through step_one; cleared by reset."""
         self._paid = False
         """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
+        self._first_deal = 0
+        """The game's `deal_count` at reset: every deal since then ended a hand (scored or thrown in)."""
+        self._truncated = False
+        """The episode was cut by `max_hands` (the agents' truncation flags go as they step out)."""
 
     @property
     def state_(self) -> EuchreState | None:
@@ -175,6 +187,8 @@ class raw_env(AECEnv):
             game = self.engine.init_one(game_key(rng), self._game)
         self._key_rng = rng
         self._game = game
+        self._first_deal = game.deal_count
+        self._truncated = False
         self._synced = False
         self._seen.clear()
         self._paid = False
@@ -211,7 +225,7 @@ class raw_env(AECEnv):
         """The agent's information state and its action mask (all zeros unless it is to act)."""
         seat = self._seat_of[agent]
         game = self._game
-        if game.to_play == seat and game.phase < _HAND_OVER:
+        if game.to_play == seat and game.phase < _HAND_OVER and not self._truncated:
             mask = np.frombuffer(bytearray(game.legal), np.int8)
         else:
             mask = np.zeros(self.engine.num_actions, np.int8)
@@ -238,6 +252,10 @@ class raw_env(AECEnv):
         if game.phase >= _HAND_OVER:
             self.terminations = dict.fromkeys(AGENTS, True)
             self.infos = {a: {"score": list(game.score)} for a in AGENTS}
+        elif self.max_hands is not None and game.deal_count - self._first_deal >= self.max_hands:
+            self.truncations = dict.fromkeys(AGENTS, True)
+            self._truncated = True
+            self.infos = {a: {"score": list(game.score), "hands": game.deal_count - self._first_deal} for a in AGENTS}
         else:
             self.agent_selection = AGENTS[game.to_play]
         if self.render_mode == "human":
@@ -319,8 +337,9 @@ class raw_env(AECEnv):
         names = e.deck.names
         pub = self.public_state()
         lines = []
+        hand = pub["hand_number"] if s.done[0] else pub["hand_number"] + 1  # at the end: the hand just finished
         lines.append(
-            f"Hand {pub['hand_number'] + 1} | score NS {pub['score'][0]} - EW {pub['score'][1]}"
+            f"Hand {hand} | score NS {pub['score'][0]} - EW {pub['score'][1]}"
             f" | dealer {SEAT_NAMES[pub['dealer']]} (player_{pub['dealer']})"
         )
         trump = pub["trump"]
@@ -336,7 +355,9 @@ class raw_env(AECEnv):
             lines.append(f"Tricks NS {pub['tricks_won'][0]} - EW {pub['tricks_won'][1]}")
         if pub["current_trick"]:
             lines.append("Trick: " + "  ".join(f"player_{p}:{c}" for p, c in pub["current_trick"]))
-        if not s.done[0]:
+        if self._truncated:
+            lines.append(f"Truncated: {self.max_hands} hands played (max_hands); score NS {pub['score'][0]} - EW {pub['score'][1]}")
+        elif not s.done[0]:
             seat = int(s.to_play[0])
             held = [names[c] for c in np.flatnonzero(s.hand[0, seat])]
             legal = [e.action_names[a] for a in self.legal_actions()]

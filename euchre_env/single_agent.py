@@ -14,6 +14,9 @@ hand episodes and passes its points on to the next step in game episodes. An ill
 uniformly random legal action instead and sets `info["illegal_action"]` (`illegal_action="random"`,
 so that Gymnasium's env checker can step with unmasked samples), or raises `IllegalActionError`
 (`illegal_action="raise"`).
+
+`max_hands` (default 10,000, far beyond any real episode; None: no limit) truncates an episode once
+that many hands are over (scored or thrown in): `truncated=True`, as Gymnasium's time limits do.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from agents.base import Agent, make_agent
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, SeatObservations, game_key
 from euchre_env.rules import Rules
+from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
 
 _HAND_OVER = int(Phase.HAND_OVER)
 ILLEGAL_RANDOM = "random"
@@ -47,7 +51,9 @@ class EuchreSingleEnv(gymnasium.Env):
         episode: str = EPISODE_HAND,
         reward: str = "points",
         illegal_action: str = ILLEGAL_RANDOM,
+        max_hands: int | None = DEFAULT_MAX_HANDS,
     ):
+        self.max_hands = check_max_hands(max_hands)
         if isinstance(rules, dict):
             rules = Rules.from_dict(rules)
         if seat not in range(NUM_SEATS):
@@ -68,6 +74,8 @@ class EuchreSingleEnv(gymnasium.Env):
         self._seen = SeatObservations(self.engine)
         self._state: EuchreState | None = None
         self._pending_reward = 0.0  # the learner's reward from before its first decision of the episode
+        self._first_deal = 0  # the game's deal_count when the episode began (for max_hands)
+        self._truncated = False
 
     @property
     def state(self) -> EuchreState | None:
@@ -95,12 +103,14 @@ class EuchreSingleEnv(gymnasium.Env):
             reward = self._play_bots()
             if not self._done:
                 break
+        self._first_deal = self.game.deal_count
+        self._truncated = False
         self._pending_reward = reward
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The learner's action, then the bots' until the learner is to act again or the episode ends."""
-        if self.game is None or self._done:
+        if self.game is None or self._done or self._truncated:
             raise RuntimeError("call reset() before step() (and after an episode ends)")
         action = int(action)
         illegal = not (0 <= action < self.engine.num_actions and self.game.legal[action])
@@ -112,9 +122,11 @@ class EuchreSingleEnv(gymnasium.Env):
         reward += self._play_bots()
         self._pending_reward = 0.0
         terminated = self._done
+        hands = self.game.deal_count - self._first_deal
+        self._truncated = not terminated and self.max_hands is not None and hands >= self.max_hands
         info = self._info()
         info["illegal_action"] = illegal
-        return self._observation(), reward, terminated, False, info
+        return self._observation(), reward, terminated, self._truncated, info
 
     def action_masks(self) -> np.ndarray:
         """(A,) bool legal actions of the learner now (all False once the episode is over)."""

@@ -5,6 +5,11 @@ that game) and returns that seat's observation and legal mask, the acting seat p
 all four seats, and done flags. Finished games restart in the same call (Gymnasium's `SAME_STEP`
 autoreset): the observation returned for a finished game is the first decision of its next episode,
 while the rewards and `terminated` flag belong to the episode that just ended.
+
+`max_hands` (default None: no limit) truncates a game once that many of its hands are over (scored or
+thrown in) and its episode is not: `truncated[i]` is True and the game restarts in the same call, like
+a finished one. Real play always ends; this only guards against a policy that never names trump
+under `stick_the_dealer=False`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from gymnasium.vector import AutoresetMode
 
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.rules import Rules
+from euchre_env.truncation import check_max_hands
 
 
 class EuchreVectorEnv:
@@ -37,7 +43,9 @@ class EuchreVectorEnv:
         reward: str = "points",
         seed: int | None = None,
         copy: bool = True,
+        max_hands: int | None = None,
     ):
+        self.max_hands = check_max_hands(max_hands)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
@@ -54,12 +62,15 @@ class EuchreVectorEnv:
         self._seed = seed
         self.copy = bool(copy)
         self._obs_buffer: np.ndarray | None = None
+        self._first_deal: np.ndarray | None = None
+        """(N,) each game's `deal_count` when its episode began (for `max_hands`)."""
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start N new episodes. Game i's deals depend only on (seed, i)."""
         if seed is None:
             seed = self._seed
         self.state = self.engine.init(game_keys(seed, self.num_envs))
+        self._first_deal = self.state.deal_count.copy()
         return self._observe(), self._info()
 
     def step(
@@ -71,17 +82,24 @@ class EuchreVectorEnv:
         """
         if self.state is None:
             raise RuntimeError("call reset() before step()")
+        if self._first_deal is None or self._first_deal.shape != self.state.deal_count.shape:
+            self._first_deal = self.state.deal_count.copy()  # a state set from outside: count from now
         rewards = self.engine.step(self.state, actions)
         terminated = self.state.done.copy()
+        truncated = np.zeros(self.num_envs, bool)
+        if self.max_hands is not None:
+            truncated = ~terminated & (self.state.deal_count - self._first_deal >= self.max_hands)
         info: dict[str, Any] = {}
-        if terminated.any():
-            rows = np.flatnonzero(terminated)
+        ended = terminated | truncated
+        if ended.any():
+            rows = np.flatnonzero(ended)
             info["final_score"] = self.state.score.copy()
             info["final_hand_points"] = self.state.hand_points.copy()
             self.engine.restart(self.state, rows)
+            self._first_deal[rows] = self.state.deal_count[rows]
         obs = self._observe()
         info.update(self._info())
-        return obs, rewards, terminated, np.zeros(self.num_envs, bool), info
+        return obs, rewards, terminated, truncated, info
 
     def _observe(self) -> np.ndarray:
         if self.copy:

@@ -68,14 +68,22 @@ def test_distillation_resumes_exactly(teacher_folder, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
-def test_distillation_refuses_data_of_another_game_and_a_checkpoint_of_another_stage(teacher_folder, tmp_path):
+def refusal(argv: list[str], capsys) -> str:
+    """train.py's one-line error for `argv` (exit status 2, nothing written)."""
     with pytest.raises(SystemExit) as refused:
-        train.main(distill_args(teacher_folder, tmp_path, "--rules", "{deck: 32}"))
-    assert "rules.deck: data 24, here 32" in str(refused.value.code)
+        train.main(argv)
+    assert refused.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_distillation_refuses_data_of_another_game_and_a_checkpoint_of_another_stage(teacher_folder, tmp_path, capsys):
+    assert "rules.deck: data 24, here 32" in refusal(distill_args(teacher_folder, tmp_path, "--rules", "{deck: 32}"), capsys)
+    assert "no teacher data" in refusal(distill_args(tmp_path / "none", tmp_path), capsys)
+    assert not any(tmp_path.iterdir())
     train.main(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "0.1"))
-    with pytest.raises(SystemExit) as refused:
-        train.main(["--resume", str(tmp_path / "d" / "checkpoints" / "latest.pt"), "--stage", "ppo", "--runs-dir", str(tmp_path)])
-    assert "is a distill checkpoint, not a ppo one" in str(refused.value.code)
+    latest = str(tmp_path / "d" / "checkpoints" / "latest.pt")
+    message = refusal(["--resume", latest, "--stage", "ppo", "--runs-dir", str(tmp_path)], capsys)
+    assert "is a distill checkpoint, not a ppo one" in message
 
 
 def test_kl_toward_the_reference_is_zero_against_itself_and_positive_otherwise():
@@ -92,7 +100,7 @@ def test_kl_toward_the_reference_is_zero_against_itself_and_positive_otherwise()
     assert (kl[mask.sum(dim=1) > 1] > 0).all() and (kl[mask.sum(dim=1) == 1].abs() < 1e-6).all()
 
 
-def test_finetuning_starts_from_the_reference_and_resumes_exactly(teacher_folder, tmp_path):
+def test_finetuning_starts_from_the_reference_and_resumes_exactly(teacher_folder, tmp_path, capsys):
     train.main(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "0.5"))
     reference = tmp_path / "d" / "checkpoints" / "latest.pt"
     tiny = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536", "--runs-dir", str(tmp_path)]
@@ -111,8 +119,7 @@ def test_finetuning_starts_from_the_reference_and_resumes_exactly(teacher_folder
     assert again["batch_digest"] == straight["batch_digest"]
     for name, weights in straight["model"].items():
         assert torch.equal(weights, again["model"][name]), name
-    with pytest.raises(SystemExit, match="kl_coef > 0 needs init_checkpoint"):
-        train.main([*tiny, "--kl-coef", "0.1", "--run-name", "bad"])
+    assert "--kl-coef > 0 needs --init-checkpoint" in refusal([*tiny, "--kl-coef", "0.1", "--run-name", "bad"], capsys)
 
 
 def test_bare_ppo_spec_plays_the_shipped_agent():

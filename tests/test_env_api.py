@@ -129,6 +129,20 @@ def test_out_of_range_action_raises_illegal_action_error():
     assert_same(before, snapshot(env))
 
 
+def test_wrapped_env_names_an_out_of_range_action_and_the_legal_ones():
+    env = euchre_v0.env(episode="hand")
+    env.reset(options=deal(*MARCH))
+    for bad, shown in ((31, "31 (int)"), (2.5, "2.5 (float)"), (None, "None (NoneType)")):
+        with pytest.raises(IllegalActionError) as err:
+            env.step(bad)
+        assert isinstance(err.value, AssertionError)  # what PettingZoo's own check raises
+        assert str(err.value) == (
+            f"action is not in action space: player_0 was given {shown}; "
+            "give an action id 0..30; legal now: pass (24), hearts (27)"
+        )
+    assert env.agent_selection == "player_0"
+
+
 def test_wrapped_env_raises_illegal_action_error_for_an_illegal_in_range_action():
     env = euchre_v0.env(episode="hand")
     env.reset(options=deal(*MARCH))
@@ -250,6 +264,7 @@ def test_render_ansi_is_readable():
     play(env, MARCH_SCRIPT[5:])
     text = env.render()
     assert "Over. last hand: NS +2, EW +0" in text
+    assert text.startswith("Hand 1 |")  # the hand just finished, not the next one
     assert all(line.isprintable() for line in text.splitlines())
 
 

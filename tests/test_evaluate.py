@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +229,47 @@ def test_heuristic_beats_random_significantly_and_the_oracle_is_unfair():
     assert match.significant and match.margin_per_hand.low > 0
     assert 0.5 < match.point_share_a.value <= match.point_share_a.high <= 1
     assert evaluate.check_bots(Rules(), ["heuristic", "random", "oracle"]) == [True, True, False]
+
+
+def test_rules_name_the_results_folder_and_show_in_the_report_and_csv(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    quick = ["--hands", "4", "--workers", "1", "--no-progress", "--no-plots"]
+    assert evaluate.main(["random", "random", *quick, "--rules", "deck=32", "joker=true"]) == 0
+    assert "  rules              deck=32 joker=true\n" in capsys.readouterr().out
+    other = tmp_path / "results" / "random_vs_random_seed0_deck=32_joker=true"
+    before = (other / "match.json").read_text()
+    assert evaluate.main(["random", "random", *quick]) == 0  # the default rules: a folder of their own
+    assert "  rules              default\n" in capsys.readouterr().out
+    assert (other / "match.json").read_text() == before
+    with open(other / "match.csv") as f:
+        assert next(csv.DictReader(f))["rules"] == "deck=32 joker=true"
+    with open(tmp_path / "results" / "random_vs_random_seed0" / "match.csv") as f:
+        assert next(csv.DictReader(f))["rules"] == "default"
+    long = Rules(deck=32, joker=True, stick_the_dealer=False, lone_defender=True, lone_lead="left_of_lone_player")
+    assert re.fullmatch(r"_rules-[0-9a-f]{8}", evaluate.rules_slug(long))
+    assert evaluate.rules_slug(Rules()) == ""
+
+
+def test_results_of_another_match_are_kept_unless_overwrite(tmp_path, capsys):
+    out = ["--out", str(tmp_path / "m"), "--workers", "1", "--no-progress", "--no-plots"]
+    assert evaluate.main(["random", "random", "--hands", "4", *out]) == 0
+    assert evaluate.main(["random", "random", "--hands", "4", "--workers", "2", *out[:2], "--no-progress", "--no-plots"]) == 0  # same match
+    assert evaluate.main(["random", "random", "--hands", "6", *out]) == 2
+    assert "holds the results of another match (hands 4 there, 6 here)" in capsys.readouterr().err
+    assert evaluate.main(["random", "random", "--hands", "4", "--rules", "deck=32", *out]) == 2
+    assert "rules 'default' there, 'deck=32' here" in capsys.readouterr().err
+    assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 4
+    assert evaluate.main(["random", "random", "--hands", "6", "--overwrite", *out]) == 0
+    assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 6
+
+
+def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    titles = []
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_title", lambda self, text, *a, **k: titles.append(text))
+    rules = Rules(target_points=5)
+    tournament = evaluate.round_robin(rules, ["random", "test_first_legal"], hands=4, bootstrap=5)
+    evaluate.save_tournament(tournament, tmp_path / "rr", {})
+    evaluate.save_match(tournament.matches[0], tmp_path / "m", {})
+    assert len(titles) == 3 and all(t.endswith("\nrules: target_points=5") for t in titles), titles

@@ -98,11 +98,13 @@ def test_resume_continues_with_the_same_next_batch(tiny_run, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
-def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path):
+def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         train.main(["--resume", str(tiny_run / "checkpoints" / "latest.pt"), "--rules", "{deck: 32}", "--runs-dir", str(tmp_path)])
-    message = str(refused.value.code)
+    message = capsys.readouterr().err
+    assert refused.value.code == 2 and message.count("\n") == 1
     assert "rules.deck: checkpoint 24, here 32" in message and "observation_size: checkpoint 487" in message
+    assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
@@ -223,7 +225,7 @@ def test_stream_advantages_equal_gae_run_on_each_stream_alone():
 def test_default_preset_holds_the_args_defaults():
     defaults = dataclasses.asdict(train.Args())
     preset = train.read_config("configs/ppo.yaml")
-    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume")}
+    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume", *train.COMMAND_LINE_ONLY)}
 
 
 def test_every_option_is_documented_and_overridable():
@@ -290,3 +292,55 @@ def test_canonical_suits_see_a_suit_relabelled_deal_the_same(rules):
             engine.step(b, np.array([action_swap[action]]))
             checked += 1
     assert checked > 200
+
+
+def test_a_run_folder_is_reused_only_to_resume_it_or_with_overwrite(tiny_run, tmp_path):
+    latest = tiny_run / "checkpoints" / "latest.pt"
+    own = train.Args(run_name="tiny", runs_dir=str(tiny_run.parent), resume=str(latest))
+    train.check_run_folder(own)  # resuming a run into its own folder
+    with pytest.raises(train.ConfigError, match="--overwrite would delete .*latest.pt, the checkpoint being resumed"):
+        train.check_run_folder(dataclasses.replace(own, overwrite=True))
+    with pytest.raises(train.ConfigError, match=f"continue it with --resume {latest}, replace it with --overwrite"):
+        train.check_run_folder(dataclasses.replace(own, resume=""))
+    train.check_run_folder(train.Args(run_name="tiny", runs_dir=str(tmp_path)))  # a new folder
+
+
+def test_overwrite_replaces_an_earlier_run_and_the_start_says_where_everything_goes(tmp_path):
+    earlier = tmp_path / "again"
+    earlier.mkdir()
+    (earlier / "events.out.tfevents.old").write_text("an earlier run")
+    done = run_train(*TINY[:2], "--total-timesteps", "512", "--runs-dir", str(tmp_path), "--run-name", "again", "--overwrite")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in earlier.iterdir() if p.is_file() and "old" in p.name) == []
+    assert sorted(p.name for p in (earlier / "checkpoints").iterdir()) == ["latest.pt", "update_000001.pt"]
+    first, second = done.stdout.splitlines()[:2]
+    assert first == (
+        f"train.py: run again: TensorBoard logs in {earlier}, checkpoints in {earlier / 'checkpoints'} "
+        "(every 1 updates and at the end)"
+    )
+    assert second.startswith("train.py: watch it with: ") and second.endswith(f"tensorboard --logdir {tmp_path}")
+    saved = torch.load(earlier / "checkpoints" / "latest.pt", weights_only=True)
+    assert saved["config"]["overwrite"] is False  # a resumed run never inherits it
+
+
+def test_ctrl_c_prints_the_exact_resume_command(tmp_path):
+    import signal
+    import time
+
+    run = subprocess.Popen(
+        [sys.executable, "train.py", *TINY[:2], "--total-timesteps", "1000000", "--runs-dir", str(tmp_path), "--run-name", "stopped"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell may ignore SIGINT
+    )
+    latest = tmp_path / "stopped" / "checkpoints" / "latest.pt"
+    deadline = time.monotonic() + 120
+    while not latest.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130 and "Traceback" not in err, err
+    last_line = err.splitlines()[-1]
+    assert last_line.startswith("train.py: interrupted after update ") and "checkpoint written" in last_line
+    assert last_line.endswith(f"; continue the run with: {train.python_command()} train.py --resume {latest}")
+    stopped_at = int(last_line.split("after update ")[1].split(",")[0])
+    assert torch.load(latest, weights_only=True)["update"] == stopped_at  # the update that finished is saved

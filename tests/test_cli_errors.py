@@ -1,0 +1,211 @@
+"""Every bad input of the command-line tools gets one line naming the problem (and the fix), exit
+status 2, no traceback, and nothing written.
+
+The table runs each tool's `__main__` once per row inside one subprocess per tool (`runpy`, with the
+row's argv), so that torch is imported once and not once per row; an exception that escapes `main`
+is printed there as the interpreter would print it, so a traceback cannot hide. Two rows also run as
+processes of their own, exactly as a user types them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPORT = ROOT / "checkpoints" / "euchre_ppo.pt"
+FIX = "pass a checkpoint that train.py wrote"
+
+DRIVER = r"""
+import contextlib, io, json, runpy, sys, traceback
+script, rows = sys.argv[1], json.load(open(sys.argv[2]))
+sys.path.insert(0, sys.argv[3])
+results = []
+for argv in rows:
+    sys.argv = [script, *argv]
+    buffer = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (print(e.code, file=sys.stderr) or 1)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    results.append({"code": code, "output": buffer.getvalue()})
+print(json.dumps(results))
+"""
+
+# (row id, argv, text the one line must contain). FILES/RUNS are replaced by the scratch folders.
+TRAIN_ROWS = [
+    ("num_envs_0", ["--num-envs", "0"], "--num-envs must be greater than 0, got 0"),
+    ("num_steps_negative", ["--num-steps", "-3"], "--num-steps must be greater than 0, got -3"),
+    ("learning_rate_nan", ["--learning-rate", "nan"], "--learning-rate must be greater than 0, got nan"),
+    ("gamma_above_1", ["--gamma", "1.5"], "--gamma must be between 0 and 1, got 1.5"),
+    ("negative_seed", ["--seed", "-1"], "--seed must be 0 or more, got -1"),
+    ("no_whole_rollout", ["--total-timesteps", "100"], "--total-timesteps 100 is less than one rollout"),
+    ("not_a_number", ["--num-envs", "many"], "option num_envs: expected int, got 'many'"),
+    ("unknown_flag", ["--num-env", "4"], "unrecognized arguments: --num-env 4"),
+    ("flag_without_value", ["--num-envs"], "--num-envs/--num_envs: expected one argument"),
+    ("episode_match", ["--episode", "match"], "--episode 'match' is not one of hand, game, rubber"),
+    ("reward_unknown", ["--reward", "money"], "--reward 'money' is not one of points, win"),
+    ("rules_unknown", ["--rules", "{decks: 32}"], "--rules: unknown Rules option(s) ['decks']"),
+    ("rules_bad_value", ["--rules", "{deck: 33}"], "--rules: Rules.deck=33 is not allowed"),
+    ("device_cuda_on_cpu", ["--device", "cuda"], "--device cuda: this torch"),
+    ("device_unknown", ["--device", "gpu"], "--device 'gpu' is not a torch device"),
+    ("opponent_unknown", ["--opponent-mix", "self=0.5,heuristc=0.5"], "--opponent-mix: unknown agent 'heuristc'"),
+    ("opponent_weightless", ["--opponent-mix", "self"], "opponent_mix entry 'self' is not NAME=NUMBER"),
+    ("opponent_bad_pimc", ["--opponent-mix", "self=1,pimc:worlds=abc=1"], "pimc option worlds='abc' is not a whole number"),
+    ("opponent_garbage_ppo", ["--opponent-mix", "self=1,ppo:FILES/garbage.pt=1"], "is not a torch checkpoint"),
+    ("eval_unknown", ["--eval-opponents", "heuristc=100"], "--eval-opponents: unknown agent 'heuristc'"),
+    ("eval_hands", ["--eval-opponents", "heuristic=0.5"], "the hands must be a whole number of at least 2"),
+    ("config_missing", ["--config", "FILES/none.yaml"], "config file 'FILES/none.yaml' not found"),
+    ("config_malformed", ["--config", "FILES/bad.yaml"], "FILES/bad.yaml is not valid YAML at line 3"),
+    ("config_a_list", ["--config", "FILES/list.yaml"], "holds a YAML list, not a mapping"),
+    ("config_unknown_option", ["--config", "FILES/unknown.yaml"], "unknown option(s) ['num_env']"),
+    ("config_overwrite", ["--config", "FILES/overwrite.yaml"], "['overwrite'] can only be given on the command line"),
+    ("resume_garbage", ["--resume", "FILES/garbage.pt"], f"'FILES/garbage.pt' is not a torch checkpoint; {FIX}"),
+    ("resume_empty", ["--resume", "FILES/empty.pt"], "'FILES/empty.pt' is empty (0 bytes"),
+    ("resume_truncated", ["--resume", "FILES/truncated.pt"], "'FILES/truncated.pt' is truncated or damaged"),
+    ("resume_dict_without_rules", ["--resume", "FILES/norules.pt"], "is not a train.py checkpoint: it lacks"),
+    ("resume_tensor", ["--resume", "FILES/tensor.pt"], "holds a Tensor, not a train.py checkpoint"),
+    ("resume_missing", ["--resume", "FILES/none.pt"], "no checkpoint at 'FILES/none.pt' (no such file)"),
+    ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
+    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m agents.ppo writes those)"),
+    ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
+    ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
+    ("runs_dir_a_file", ["--runs-dir", "FILES/empty.pt"], "FILES/empty.pt is a file, not a folder"),
+]
+
+EVALUATE_ROWS = [
+    ("one_bot", ["heuristic"], "a match takes exactly two bots"),
+    ("unknown_bot", ["heuristc", "random"], "unknown agent 'heuristc'; known agents:"),
+    ("pimc_worlds_abc", ["pimc:worlds=abc", "random"], "pimc option worlds='abc' is not a whole number"),
+    ("pimc_unknown_option", ["pimc:depth=3", "random"], "unknown pimc option 'depth'"),
+    ("ppo_garbage", ["ppo:FILES/garbage.pt", "random"], f"'FILES/garbage.pt' is not a torch checkpoint; {FIX}"),
+    ("ppo_empty", ["ppo:FILES/empty.pt", "random"], "'FILES/empty.pt' is empty (0 bytes"),
+    ("ppo_truncated", ["ppo:FILES/truncated.pt", "random"], "'FILES/truncated.pt' is truncated or damaged"),
+    ("ppo_dict_without_rules", ["ppo:FILES/norules.pt", "random"], "is not a train.py checkpoint: it lacks"),
+    ("ppo_missing", ["ppo:FILES/none.pt", "random"], "no checkpoint at 'FILES/none.pt'"),
+    ("ppo_other_rules", [f"ppo:{EXPORT}", "random", "--rules", "deck=32"], "rules.deck: checkpoint 24, here 32"),
+    ("hands_0", ["heuristic", "random", "--hands", "0"], "hands must be a whole number >= 2"),
+    ("hands_and_games", ["heuristic", "random", "--hands", "4", "--games", "4"], "give either hands or games"),
+    ("hands_not_a_number", ["heuristic", "random", "--hands", "many"], "argument --hands: invalid int value: 'many'"),
+    ("workers_0", ["heuristic", "random", "--workers", "0"], "--workers must be 1 or more, got 0"),
+    ("chunk_0", ["heuristic", "random", "--chunk", "0"], "--chunk must be 1 or more, got 0"),
+    ("seed_negative", ["heuristic", "random", "--seed", "-1"], "--seed must be 0 or more, got -1"),
+    ("rules_unknown", ["heuristic", "random", "--rules", "decks=32"], "unknown Rules option(s) ['decks']"),
+    ("rules_bad_value", ["heuristic", "random", "--rules", "deck=33"], "Rules.deck=33 is not allowed"),
+    ("rules_bad_yaml", ["heuristic", "random", "--rules", "{deck: 32"], "--rules: '{deck: 32' is not valid YAML"),
+    ("round_robin_repeats", ["--round-robin", "random", "random"], "--round-robin needs two or more different bots"),
+    ("config_missing", ["--config", "FILES/none.yaml"], "config file 'FILES/none.yaml' not found"),
+    ("config_malformed", ["--config", "FILES/bad.yaml"], "FILES/bad.yaml is not valid YAML at line 3"),
+    ("out_a_file", ["heuristic", "random", "--out", "FILES/empty.pt"], "--out FILES/empty.pt is a file"),
+    ("out_holds_another_match", ["heuristic", "random", "--hands", "20", "--out", "FILES/results"],
+     "FILES/results already holds the results of another match (hands 10 there, 20 here)"),
+    ("unknown_flag", ["heuristic", "random", "--hand", "10"], "unrecognized arguments: --hand 10"),
+]
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    """A working folder with bad files in FILES/ and an earlier run in RUNS/taken."""
+    base = tmp_path_factory.mktemp("cli")
+    files = base / "files"
+    files.mkdir()
+    (files / "garbage.pt").write_bytes(bytes(range(256)) * 12)
+    (files / "empty.pt").write_bytes(b"")
+    (files / "truncated.pt").write_bytes(EXPORT.read_bytes()[: EXPORT.stat().st_size // 2])
+    torch.save({"model": {}, "format": 1}, files / "norules.pt")
+    torch.save(torch.zeros(3), files / "tensor.pt")
+    (files / "bad.yaml").write_text("num_envs: [1,\n  rules: {deck: 32\n")
+    (files / "list.yaml").write_text("- num_envs\n- 8\n")
+    (files / "unknown.yaml").write_text("num_env: 8\n")
+    (files / "overwrite.yaml").write_text("overwrite: true\n")
+    (files / "results").mkdir()
+    config = {"bots": ["heuristic", "random"], "round_robin": [], "hands": 10, "games": None, "seed": 0, "chunk": 500, "rules": {}}
+    (files / "results" / "match.json").write_text(json.dumps({"config": config, "match": {}}))
+    (base / "runs" / "taken").mkdir(parents=True)
+    (base / "runs" / "taken" / "events.out.tfevents.1").write_text("an earlier run\n")
+    return base
+
+
+def filled(text: str, base: Path) -> str:
+    return text.replace("FILES", str(base / "files")).replace("RUNS", str(base / "runs"))
+
+
+def run_table(script: str, rows: list, base: Path, extra: list[str]) -> list[dict]:
+    argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
+    table = base / f"{script}.json"
+    table.write_text(json.dumps(argvs))
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
+        cwd=base, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def train_results(scratch) -> dict[str, dict]:
+    # The tiny preset first (a row's own options come after it and win): a row that wrongly passed
+    # the checks would train for seconds, not for the default 10M steps, and fail its assertions.
+    extra = ["--config", str(ROOT / "configs" / "ppo_tiny.yaml"), "--runs-dir", str(scratch / "runs")]
+    results = run_table("train.py", TRAIN_ROWS, scratch, extra)
+    return {row[0]: result for row, result in zip(TRAIN_ROWS, results)}
+
+
+@pytest.fixture(scope="module")
+def evaluate_results(scratch) -> dict[str, dict]:
+    results = run_table("evaluate.py", EVALUATE_ROWS, scratch, [])
+    return {row[0]: result for row, result in zip(EVALUATE_ROWS, results)}
+
+
+def assert_one_clear_line(script: str, result: dict, expected: str, base: Path) -> None:
+    output = result["output"]
+    assert "Traceback" not in output, output
+    assert result["code"] == 2, output
+    lines = output.strip("\n").split("\n")
+    assert len(lines) == 1, output
+    assert lines[0].startswith(f"{script}: error: "), output
+    assert filled(expected, base) in lines[0], output
+
+
+@pytest.mark.parametrize("row", TRAIN_ROWS, ids=[r[0] for r in TRAIN_ROWS])
+def test_train_bad_input(row, train_results, scratch):
+    assert_one_clear_line("train.py", train_results[row[0]], row[2], scratch)
+
+
+@pytest.mark.parametrize("row", EVALUATE_ROWS, ids=[r[0] for r in EVALUATE_ROWS])
+def test_evaluate_bad_input(row, evaluate_results, scratch):
+    assert_one_clear_line("evaluate.py", evaluate_results[row[0]], row[2], scratch)
+
+
+def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
+    assert sorted(p.name for p in (scratch / "runs").iterdir()) == ["taken"]
+    assert [p.name for p in (scratch / "runs" / "taken").iterdir()] == ["events.out.tfevents.1"]
+    assert not (scratch / "results").exists() and not (scratch / "runs" / "ppo").exists()
+    assert sorted(p.name for p in (scratch / "files" / "results").iterdir()) == ["match.json"]
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["train.py", "--num-envs", "0"], "train.py: error: --num-envs must be greater than 0, got 0"),
+        (["evaluate.py", "ppo:FILES/garbage.pt", "random"], "evaluate.py: error: checkpoint 'FILES/garbage.pt' is not a torch"),
+    ],
+    ids=["train", "evaluate"],
+)
+def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / argv[0]), *[filled(a, scratch) for a in argv[1:]]],
+        cwd=scratch, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
