@@ -195,7 +195,9 @@ def create_app(
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> dict[str, Any]:
-        return view(game_id, store.get(game_id))
+        session = store.get(game_id)
+        async with session.lock:  # not while a bot of this game is moving
+            return view(game_id, session)
 
     @app.post("/api/games/{game_id}/action")
     async def action(game_id: str, move: Move) -> dict[str, Any]:
