@@ -285,9 +285,11 @@ class Table:
             self._new_hand(after)
 
     def _new_hand(self, pub: dict) -> None:
-        self.progress.previous = self.progress.hand
-        self.progress.hand = HandRecord(number=pub["hand_number"] + 1, dealer=pub["dealer"], upcard=pub["upcard"])
-        self._log(f"Hand {pub['hand_number'] + 1}: {SEAT_NAMES[pub['dealer']]} deals, {card_text(pub['upcard'])} turned up")
+        """A new deal (hands are numbered by deal: a thrown-in hand's redeal is the next number)."""
+        previous = self.progress.previous = self.progress.hand
+        number = previous.number + 1 if previous else 1
+        self.progress.hand = HandRecord(number=number, dealer=pub["dealer"], upcard=pub["upcard"])
+        self._log(f"Hand {number}: {SEAT_NAMES[pub['dealer']]} deals, {card_text(pub['upcard'])} turned up")
 
     def _log(self, text: str, seat: int | None = None, private: str = "") -> None:
         self.progress.log.append(LogEntry(self.progress.hand.number, text, seat, private))

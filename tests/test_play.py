@@ -91,6 +91,20 @@ def test_bots_play_whole_games_and_the_record_follows_the_engine(rules):
     assert sum(table.view(0)["last_hand"]["tricks"]) == len(last.tricks) == 5
 
 
+def test_a_thrown_in_hand_is_logged_and_the_redeal_is_the_next_hand():
+    table = Table([PERSON] * 4, Rules(stick_the_dealer=False, throw_in_same_dealer=False), seed=0)
+    dealer = table.view(0)["dealer"]
+    for _ in range(8):
+        table.act(table.to_play, "pass")
+    assert table.view(0)["dealer"] == (dealer + 1) % 4 and table.view(0)["calls"] == []
+    texts = [e.text for e in table.progress.log]
+    i = next(k for k, t in enumerate(texts) if "thrown in" in t)
+    thrown = table.progress.log[i].hand
+    assert texts[i + 1].startswith(f"Hand {thrown + 1}: ") and table.progress.hand.number == thrown + 1
+    assert table.progress.previous.points is None  # nobody scored the thrown-in hand
+    assert table.view(0)["score"] == table.env.public_state()["score"]
+
+
 def test_a_hand_is_sorted_by_suit_with_trump_first_and_the_bowers_in_trump():
     table = Table(["random"] * 4, seed=1)
     cards = ["AS", "9C", "JD", "KH", "JH"]

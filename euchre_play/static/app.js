@@ -173,9 +173,13 @@ function renderCenter() {
   trick.innerHTML = "";
   let cards = view.trick;
   let caption = "";
-  if (!cards.length && view.last_trick && view.last_trick.version === view.version) {
+  const bidding = view.phase.startsWith("bid");
+  const justTaken = view.last_trick && view.last_trick.version === view.version;
+  const showTaken = !cards.length && justTaken && (!bidding || view.to_play !== view.you);
+  if (showTaken) {
     cards = view.last_trick.cards;
     caption = `${view.seats[view.last_trick.winner].name} takes the trick`;
+    if (bidding && view.last_hand) caption += ` · hand ${view.last_hand.number}: ${handResult(view.last_hand)}`;
   }
   for (const { seat, card } of cards) {
     const slot = document.createElement("div");
@@ -183,7 +187,7 @@ function renderCenter() {
     slot.appendChild(cardElement(card));
     trick.appendChild(slot);
   }
-  if (view.phase.startsWith("bid")) {
+  if (bidding && !showTaken) {
     const slot = document.createElement("div");
     slot.className = "slot middle";
     const upcard = cardElement(view.upcard);
@@ -240,13 +244,16 @@ function renderSide() {
   if (view.discard) lines.push(`You buried ${cardHtml(view.discard)}`);
   $("contract").innerHTML = lines.join("<br>");
   const last = view.last_hand;
-  $("last-hand").innerHTML = last
-    ? `Hand ${last.number}: ${last.points[0] ? TEAMS[0] : TEAMS[1]} +${Math.max(...last.points)} (tricks ${last.tricks[0]}-${last.tricks[1]})`
-    : "";
+  $("last-hand").innerHTML = last ? `Hand ${last.number}: ${handResult(last)}` : "";
   const log = $("log");
   log.innerHTML = view.log.map((line) =>
     `<li class="${line.hand === view.hand_number ? "this-hand" : "earlier"}">${suitHtml(line.text)}</li>`).join("");
   log.scrollTop = log.scrollHeight;
+}
+
+function handResult(hand) {
+  const team = hand.points[0] ? 0 : 1;
+  return `${TEAMS[team]} +${hand.points[team]} (tricks ${hand.tricks[0]}-${hand.tricks[1]})`;
 }
 
 function showLastTrick() {
@@ -306,7 +313,9 @@ async function startGame(event) {
   event.preventDefault();
   delay = Number($("speed").value);
   localStorage.setItem("euchre-lab-speed", String(delay));
-  const request = { partner: $("partner").value, opponents: $("opponents").value, rules: chosenRules() };
+  const request = {
+    partner: $("partner").value, opponents: $("opponents").value, seat: Number($("seat").value), rules: chosenRules(),
+  };
   try {
     const old = view;
     view = null;
