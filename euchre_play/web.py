@@ -131,6 +131,86 @@ def rule_options() -> list[dict[str, Any]]:
     return out
 
 
+class Referee:
+    """What the routes do: build games from requests, apply moves, move bots in a thread pool.
+
+    Every route is a coroutine, so the game store is only touched from the event loop's thread."""
+
+    def __init__(self, rules: Rules, bots: tuple[str, str], games: Games, workers: int):
+        self.rules, self.bots, self.games = rules, bots, games
+        self.offered = dict(BOT_LABELS)
+        for spec in bots:
+            self.offered.setdefault(spec, bot_label(spec))
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="euchre-bot")
+
+    async def in_pool(self, fn, *args):
+        """Run `fn(*args)` in a bot thread, so the server answers other requests meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def options(self) -> dict[str, Any]:
+        """The bots and rules a page may choose, with the server's defaults."""
+        return {
+            "bots": [{"spec": s, "label": label, "fair": not s.startswith("oracle")} for s, label in self.offered.items()],
+            "defaults": {"partner": self.bots[0], "opponents": self.bots[1], "rules": self.rules.to_dict()},
+            "rules": rule_options(),
+        }
+
+    async def new_game(self, request: NewGame) -> dict[str, Any]:
+        """A new game from the page's choices; 400 naming the problem if a choice is not allowed."""
+        partner, opponents = request.partner or self.bots[0], request.opponents or self.bots[1]
+        for spec in (partner, opponents):
+            if spec not in self.offered:
+                raise HTTPException(400, f"bot {spec!r} is not offered here; choose one of {', '.join(self.offered)}")
+        if request.seat not in range(NUM_SEATS):
+            raise HTTPException(400, f"seat must be 0-3, got {request.seat}")
+        players = [resolve_spec(opponents)] * NUM_SEATS
+        players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, resolve_spec(partner)
+        try:
+            rules = Rules.from_dict({**self.rules.to_dict(), **request.rules})
+            table = await self.in_pool(Table, players, rules, request.seed)
+        except (RulesError, TypeError, ValueError) as err:  # ValueError: such as a checkpoint trained for other rules
+            raise HTTPException(400, str(err)) from None
+        session = Session(table, request.seat)
+        return view_of(self.games.add(session), session)
+
+    async def view(self, game_id: str) -> dict[str, Any]:
+        """The person's view of a game (never while one of its bots is moving)."""
+        session = self.games.get(game_id)
+        async with session.lock:
+            return view_of(game_id, session)
+
+    async def act(self, game_id: str, move: Move) -> dict[str, Any]:
+        """The person's action: 409 if stale, 400 if not allowed now, else the new view."""
+        session = self.games.get(game_id)
+        async with session.lock:
+            check_version(session, move.version)
+            try:
+                session.table.act(session.seat, move.action)
+            except PlayError as err:
+                raise HTTPException(400, str(err)) from None
+            return view_of(game_id, session)
+
+    async def step(self, game_id: str, request: Step) -> dict[str, Any]:
+        """One bot move, in the pool: 409 if stale or if no bot is to play."""
+        session = self.games.get(game_id)
+        async with session.lock:
+            check_version(session, request.version)
+            if not session.table.bot_to_play():
+                raise HTTPException(409, "no bot is to play: it is your turn, or the game is over")
+            await self.in_pool(session.table.step_bot)
+            return view_of(game_id, session)
+
+    async def drop(self, game_id: str) -> None:
+        """Forget a game (404 if there is none)."""
+        self.games.get(game_id)
+        self.games.sessions.pop(game_id, None)
+
+
+def view_of(game_id: str, session: Session) -> dict[str, Any]:
+    """What the server sends about a game: its id and the person's view."""
+    return {"id": game_id, **session.table.view(session.seat)}
+
+
 def create_app(
     rules: Rules | None = None,
     bots: tuple[str, str] = ("heuristic", "heuristic"),
@@ -138,93 +218,26 @@ def create_app(
     workers: int = 4,
 ) -> FastAPI:
     """The web app: default rules, default (partner, opponents) specs, the game store, bot threads."""
-    base_rules = rules or Rules()
-    offered = dict(BOT_LABELS)
-    for spec in bots:
-        offered.setdefault(spec, bot_label(spec))
-    store = games or Games()
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="euchre-bot")
+    referee = Referee(rules or Rules(), bots, games or Games(), workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
-        pool.shutdown(wait=False, cancel_futures=True)
+        referee.pool.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="Euchre Lab: play against the bots", lifespan=lifespan)
-    app.state.games = store
+    app.state.games = referee.games
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    async def in_pool(fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-
-    def view(game_id: str, session: Session) -> dict[str, Any]:
-        return {"id": game_id, **session.table.view(session.seat)}
-
-    @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    @app.get("/api/options")
-    async def options() -> dict[str, Any]:
-        return {
-            "bots": [{"spec": s, "label": label, "fair": not s.startswith("oracle")} for s, label in offered.items()],
-            "defaults": {"partner": bots[0], "opponents": bots[1], "rules": base_rules.to_dict()},
-            "rules": rule_options(),
-        }
-
-    @app.post("/api/games")
-    async def new_game(request: NewGame) -> dict[str, Any]:
-        partner, opponents = request.partner or bots[0], request.opponents or bots[1]
-        for spec in (partner, opponents):
-            if spec not in offered:
-                raise HTTPException(400, f"bot {spec!r} is not offered here; choose one of {', '.join(offered)}")
-        if request.seat not in range(NUM_SEATS):
-            raise HTTPException(400, f"seat must be 0-3, got {request.seat}")
-        try:
-            rules = Rules.from_dict({**base_rules.to_dict(), **request.rules})
-        except (RulesError, TypeError) as err:
-            raise HTTPException(400, str(err)) from None
-        players = [resolve_spec(opponents)] * NUM_SEATS
-        players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, resolve_spec(partner)
-        try:
-            table = await in_pool(Table, players, rules, request.seed)
-        except ValueError as err:  # such as a checkpoint trained for other rules
-            raise HTTPException(400, str(err)) from None
-        session = Session(table, request.seat)
-        return view(store.add(session), session)
-
-    @app.get("/api/games/{game_id}")
-    async def get_game(game_id: str) -> dict[str, Any]:
-        session = store.get(game_id)
-        async with session.lock:  # not while a bot of this game is moving
-            return view(game_id, session)
-
-    @app.post("/api/games/{game_id}/action")
-    async def action(game_id: str, move: Move) -> dict[str, Any]:
-        session = store.get(game_id)
-        async with session.lock:
-            check_version(session, move.version)
-            try:
-                session.table.act(session.seat, move.action)
-            except PlayError as err:
-                raise HTTPException(400, str(err)) from None
-            return view(game_id, session)
-
-    @app.post("/api/games/{game_id}/step")
-    async def step(game_id: str, request: Step) -> dict[str, Any]:
-        session = store.get(game_id)
-        async with session.lock:
-            check_version(session, request.version)
-            if not session.table.bot_to_play():
-                raise HTTPException(409, "no bot is to play: it is your turn, or the game is over")
-            await in_pool(session.table.step_bot)
-            return view(game_id, session)
-
-    @app.delete("/api/games/{game_id}", status_code=204)
-    async def drop(game_id: str) -> None:
-        store.get(game_id)
-        store.sessions.pop(game_id, None)
-
+    app.get("/", include_in_schema=False)(page)
+    app.get("/api/options")(referee.options)
+    app.post("/api/games")(referee.new_game)
+    app.get("/api/games/{game_id}")(referee.view)
+    app.post("/api/games/{game_id}/action")(referee.act)
+    app.post("/api/games/{game_id}/step")(referee.step)
+    app.delete("/api/games/{game_id}", status_code=204)(referee.drop)
     return app
 
 
