@@ -109,7 +109,7 @@ class LogEntry:
 
 @dataclass
 class Progress:
-    """Everything a Table records beside the env's game (copied whole for undo)."""
+    """Everything a Table records beside the env's game: rebuilt by replaying the actions on undo."""
 
     version: int = 0
     hand: HandRecord | None = None
