@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from euchre_env.cards import SUIT_SYMBOLS
+from euchre_env.cards import SUIT_NAMES, SUIT_SYMBOLS
 from euchre_play.table import SEAT_NAMES, TEAM_NAMES, PlayError, Table, card_text
 
 HELP = """Answer with the number of a legal action, or its name:
@@ -207,7 +207,7 @@ class TerminalGame:
         if view["trump"] is None:
             line.append(" (turned down)" if view["upcard_turned_down"] else " (offered)")
             return line
-        symbol = SUIT_SYMBOLS[["clubs", "diamonds", "hearts", "spades"].index(view["trump"])]
+        symbol = SUIT_SYMBOLS[SUIT_NAMES.index(view["trump"])]
         alone = " alone" if view["maker"] in view["alone"] else ""
         line.append(f" · Trump {symbol} {view['trump']}, called by {self.table.name(view['maker'])}{alone}")
         if view["sitting_out"]:
