@@ -238,8 +238,8 @@ class TerminalGame:
             out.append(f"\nYou to {PHASE_TEXT[view['phase']]}. Legal:")
             for i, choice in enumerate(view["legal"], 1):
                 out.append(f" [{i}] ")
-                label = choice["label"]
-                out.append_text(card_markup(choice["action"]) if choice["kind"] == "card" and label == card_text(choice["action"]) else Text(label))
+                plain_card = choice["kind"] == "card" and choice["label"] == card_text(choice["action"])
+                out.append_text(card_markup(choice["action"]) if plain_card else Text(choice["label"]))
         return out
 
     def _show_last_trick(self) -> None:

@@ -58,7 +58,9 @@ def test_trick_winner_rejects_a_trick_without_its_leader():
 
 def test_private_state_is_the_seats_own_hand_and_only_the_dealer_sees_the_buried_card():
     env = euchre_v0.raw_env()
-    hands = [["9C", "TC", "JC", "QC", "KC"], ["9D", "TD", "JD", "QD", "KD"], ["9H", "TH", "QH", "KH", "AH"], ["9S", "TS", "JS", "QS", "KS"]]
+    hands = [
+        ["9C", "TC", "JC", "QC", "KC"], ["9D", "TD", "JD", "QD", "KD"], ["9H", "TH", "QH", "KH", "AH"], ["9S", "TS", "JS", "QS", "KS"]
+    ]
     env.reset(options={"deal": {"dealer": 3, "hands": hands, "upcard": "AS"}})
     assert env.private_state("player_0") == {"hand": hands[0], "discard": None}
     env.step(env.action_id("spades"))  # player_0 orders up
@@ -228,7 +230,9 @@ def test_a_person_plays_a_whole_hand_at_the_terminal_with_a_typo_an_illegal_card
 
 
 def test_watch_mode_plays_a_whole_game_of_four_bots():
-    child = _spawn("--watch", "--seed", "2", "--delay", "0", "--partner", "random", "--opponents", "heuristic", "--rules", "target_points=5")
+    child = _spawn(
+        "--watch", "--seed", "2", "--delay", "0", "--partner", "random", "--opponents", "heuristic", "--rules", "target_points=5"
+    )
     child.expect(pexpect.EOF)
     out = ANSI.sub("", child.before)
     child.close()

@@ -165,10 +165,11 @@ def test_an_illegal_a_stale_or_an_out_of_turn_request_gets_a_clear_error_and_cha
     game = f"/api/games/{message['id']}"
     legal = {c["action"] for c in message["legal"]}
     illegal = next(a for a in ("pass", "9C", "alone", "AS", "clubs") if a not in legal)
+    first = message["legal"][0]["action"]
     answers = [
         (client.post(f"{game}/action", json={"action": illegal, "version": message["version"]}), 400, "is not legal now"),
         (client.post(f"{game}/action", json={"action": "plya", "version": message["version"]}), 400, "unknown action 'plya'"),
-        (client.post(f"{game}/action", json={"action": message["legal"][0]["action"], "version": message["version"] - 1}), 409, "stale action"),
+        (client.post(f"{game}/action", json={"action": first, "version": message["version"] - 1}), 409, "stale action"),
         (client.post(f"{game}/step", json={"version": message["version"]}), 409, "no bot is to play"),
         (client.get("/api/games/not-a-game"), 404, "no such game"),
     ]
@@ -266,13 +267,14 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
     app = create_app(bots=("slow_test_bot", "random"))
     with _Server(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         slow = http.post("/api/games", json={"seed": 1}).json()
+        game = f"/api/games/{slow['id']}"
         while slow["to_play"] != 2:  # the slow partner
             if slow["to_play"] == slow["you"]:
-                slow = http.post(f"/api/games/{slow['id']}/action", json={"action": slow["legal"][0]["action"], "version": slow["version"]}).json()
+                slow = http.post(f"{game}/action", json={"action": slow["legal"][0]["action"], "version": slow["version"]}).json()
             else:
-                slow = http.post(f"/api/games/{slow['id']}/step", json={"version": slow["version"]}).json()
+                slow = http.post(f"{game}/step", json={"version": slow["version"]}).json()
         answer = {}
-        thinking = threading.Thread(target=lambda: answer.update(r=http.post(f"/api/games/{slow['id']}/step", json={"version": slow["version"]})))
+        thinking = threading.Thread(target=lambda: answer.update(r=http.post(f"{game}/step", json={"version": slow["version"]})))
         thinking.start()
         time.sleep(0.3)
         started = time.monotonic()
