@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml setup.py agents/_dds.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,play]"
 	touch $@
 
 run: $(VENV)/.installed

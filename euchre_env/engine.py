@@ -817,6 +817,16 @@ class Engine:
         points[m, 1 - maker_team] = np.where(euchred, set_points, 0)
         return points
 
+    def trick_winner(self, trump: int, leader: int, cards: list[int]) -> int:
+        """Seat that wins a finished trick: `cards[seat]` is the card each seat played, -1 for a seat sitting out.
+
+        A public query for tools that show a game (the engine's own steps record `trick_winner`)."""
+        if not 0 <= trump < NUM_SUITS or not 0 <= leader < NUM_SEATS or len(cards) != NUM_SEATS or cards[leader] < 0:
+            raise ValueError(f"trick_winner needs a trump 0-3, a leader 0-3 who played and 4 cards, got {trump}, {leader}, {cards}")
+        led = int(self.deck.effective_suit[trump, cards[leader]])
+        strength = [int(self.deck.trick_strength[trump, led, c]) if c >= 0 else -1 for c in cards]
+        return strength.index(max(strength))
+
     def _end_hand(self, state: EuchreState, rows: np.ndarray) -> None:
         if rows.size == 0:
             return

@@ -321,6 +321,19 @@ class raw_env(AECEnv):
             "hand_number": int(s.hand_number[0]),
         }
 
+    def private_state(self, agent: str) -> dict[str, Any]:
+        """What only `agent` knows beyond `public_state()`: the cards it holds and, if it is the dealer
+        and has buried one, that card (nobody else's cards, no kitty card)."""
+        if agent not in self._seat_of:
+            raise ValueError(f"no agent {agent!r}; agents are {', '.join(AGENTS)}")
+        s, names = self.state_, self.engine.deck.names
+        seat = self._seat_of[agent]
+        buried = int(s.discard[0]) if int(s.dealer[0]) == seat else -1
+        return {
+            "hand": [names[c] for c in np.flatnonzero(s.hand[0, seat])],
+            "discard": names[buried] if buried >= 0 else None,
+        }
+
     def _alone(self, seat: int) -> bool:
         s = self.state_
         return bool((s.maker_alone[0] and s.maker[0] == seat) or s.lone_defender[0] == seat)
