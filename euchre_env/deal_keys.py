@@ -60,13 +60,22 @@ def mix64(x: np.uint64) -> np.uint64:
 def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
     """The deck order of deal number `count` with `key`: cards sorted by a per-card hash of (key, count).
 
-    The hashes are distinct (distinct inputs to a bijection), so the order is the one a stable sort gives.
+    The hashes are distinct (distinct inputs to a bijection), so the order is the one a stable sort
+    gives; an insertion sort does it (a deck is small, and np.argsort costs a long compile).
     """
     base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
     noise = np.empty(num_cards, np.uint64)
+    order = np.empty(num_cards, np.int64)
     for card in range(num_cards):
-        noise[card] = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
-    return np.argsort(noise)
+        value = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        at = card
+        while at > 0 and noise[at - 1] > value:
+            noise[at] = noise[at - 1]
+            order[at] = order[at - 1]
+            at -= 1
+        noise[at] = value
+        order[at] = card
+    return order
 
 
 @njit(cache=True)

@@ -1,9 +1,10 @@
 """`Engine`: the rules of Euchre for one `Rules` config and episode kind, over batches of games.
 
-The rules themselves live once, as numba kernels over one game's row (`kernels.py`, `observation.py`);
-this class validates what callers pass, raises the errors, and hands the state's arrays to the
-kernels. A batch is an `EuchreState` (`state.py`); one game for the AEC env is a `OneGame`, the same
-fields in one buffer, stepped by the same kernels. Deal keys: `deal_keys.py`.
+The rules themselves live once, as numba kernels over one game's record (`kernels.py`,
+`observation.py`, `record.py`); this class validates what callers pass, raises the errors, and hands
+the state's arrays to the kernels. A batch is an `EuchreState` (`state.py`); one game for the AEC
+env is a `OneGame`, its record stepped by the same kernels. Deal keys: `deal_keys.py`; the options
+and card tables the kernels read: `tables.py`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,14 @@ from euchre_env.observation import (
     observation_layout,
     observation_scale,
     observation_size,
-    observe_rows,
 )
+from euchre_env.record import PHASE, TO_PLAY, legal_at, load, record_size, store
 from euchre_env.rules import Rules
 from euchre_env.state import (
     EPISODE_GAME,
     EPISODE_HAND,
     EPISODE_RUBBER,
     EPISODES,
-    FIELDS,
     MAX_BIDS,
     NUM_DECISION_PHASES,
     REWARD_POINTS,
@@ -38,9 +38,8 @@ from euchre_env.state import (
     EuchreState,
     IllegalActionError,
     Phase,
-    field_shape,
 )
-from euchre_env.tables import PACKET_SEAT, kernel_table, one_game_offsets
+from euchre_env.tables import PACKET_SEAT, kernel_table
 
 __all__ = [
     "CARD_CELLS", "CARD_FIELDS", "EPISODE_GAME", "EPISODE_HAND", "EPISODE_RUBBER", "EPISODES", "MAX_BIDS",
@@ -52,23 +51,19 @@ OBSERVATION_DTYPES = (np.float32, np.uint8)
 
 
 class OneGame:
-    """One game in one byte buffer, for the AEC env: `state` is a 1-row `EuchreState` of views into it.
+    """One game as a game record (`record.py`), for the AEC env: the kernels take the record alone.
 
-    The kernels take the buffer alone (one array instead of 35); `Engine.init_one`, `step_one` and
-    `observe_one` run on it the same kernels as the batched calls.
+    `state` shows the game as a 1-row `EuchreState` (the same object each time, written from the
+    record when read after a change); writing to it does not change the game (use `read`).
     """
 
-    __slots__ = ("buffer", "state")
+    __slots__ = ("record", "_state", "_synced")
 
     def __init__(self, num_cards: int, num_actions: int):
-        offsets, size = one_game_offsets(num_cards, num_actions)
-        self.buffer = np.zeros(size, np.uint8)
-        arrays = {}
-        for (name, dtype, shape, value), offset in zip(FIELDS, offsets):
-            view = np.ndarray((1, *field_shape(shape, num_cards, num_actions)), dtype, self.buffer, offset)
-            view[...] = value
-            arrays[name] = view
-        self.state = EuchreState(**arrays)
+        self.record = np.zeros(record_size(num_cards, num_actions), np.int64)
+        self._state = EuchreState.empty(1, num_cards, num_actions)
+        load(self._state.arrays(), 0, self.record)
+        self._synced = True
 
     @classmethod
     def from_state(cls, state: EuchreState, row: int = 0) -> "OneGame":
@@ -79,23 +74,39 @@ class OneGame:
 
     def read(self, state: EuchreState, row: int = 0) -> None:
         """Take every field from `row` of a batched state (same deck and actions)."""
-        for name, *_ in FIELDS:
-            getattr(self.state, name)[0] = getattr(state, name)[row]
+        load(state.arrays(), row, self.record)
+        self._synced = False
 
     def write(self, state: EuchreState, row: int = 0) -> None:
         """Put every field into `row` of a batched state (same deck and actions)."""
-        for name, *_ in FIELDS:
-            getattr(state, name)[row] = getattr(self.state, name)[0]
+        store(self.record, state.arrays(), row)
+
+    @property
+    def state(self) -> EuchreState:
+        """The game as a 1-row `EuchreState`."""
+        if not self._synced:
+            store(self.record, self._state.arrays(), 0)
+            self._synced = True
+        return self._state
+
+    def changed(self) -> None:
+        """The record was changed by a kernel: `state` must be written again when next read."""
+        self._synced = False
 
     @property
     def phase(self) -> int:
         """The game's `Phase` value."""
-        return self.state.phase.item(0)
+        return self.record.item(PHASE)
 
     @property
     def to_play(self) -> int:
         """The seat to act, -1 once the episode is over."""
-        return self.state.to_play.item(0)
+        return self.record.item(TO_PLAY)
+
+    def legal(self) -> np.ndarray:
+        """(A,) bool legal mask of the seat to act, as a new array."""
+        start = legal_at(self._state.hand.shape[2])
+        return self.record[start : start + self._state.legal.shape[1]].astype(bool)
 
 
 class Engine:
@@ -276,7 +287,7 @@ class Engine:
         shape = (n, self.observation_size)
         fits = out is not None and out.shape == shape and out.flags.c_contiguous
         buf = out if fits else np.empty(shape, dtype)
-        observe_rows(state.arrays(), self.table, me.astype(np.int64, copy=False), buf, dtype == np.float32)
+        kernels.observe_rows(state.arrays(), self.table, me.astype(np.int64, copy=False), buf, dtype == np.float32)
         if out is None or fits:
             return buf
         out[...] = buf
@@ -297,7 +308,8 @@ class Engine:
         """`init` for one game: the same episode for the same key, as a `OneGame` (`game` is reused if given)."""
         if game is None:
             game = self.new_game()
-        kernels.one_init(game.buffer, self.table, np.uint64(key))
+        kernels.one_init(game.record, self.table, np.uint64(key))
+        game.changed()
         return game
 
     def step_one(self, game: OneGame, action: int) -> np.ndarray | None:
@@ -306,14 +318,15 @@ class Engine:
             action = int(action)
         if not 0 <= action < self.num_actions:
             self.check_actions(game.state, np.array([action]))  # raises unless the episode is over
-            return None
-        code = kernels.one_step(game.buffer, self.table, action, self._one_rewards)
+            action = 0  # ignored: the episode is over
+        code = kernels.one_step(game.record, self.table, action, self._one_rewards)
         if code == kernels.ILLEGAL:
             self.check_actions(game.state, np.array([action]))  # raises with the full message
+        game.changed()
         return self._one_rewards[None].copy() if code == 1 else None
 
     def observe_one(self, game: OneGame, seat: int) -> np.ndarray:
         """(D,) float32 observation of `seat` in one game, as a new array."""
         out = np.empty(self.observation_size, np.float32)
-        kernels.one_observe(game.buffer, self.table, seat, out)
+        kernels.one_observe(game.record, self.table, seat, out)
         return out

@@ -133,7 +133,8 @@ class raw_env(AECEnv):
 
     @property
     def state_(self) -> EuchreState | None:
-        """The game as a one-row `EuchreState` (views of the game's buffer: it shows the game as it is now)."""
+        """The game as a one-row `EuchreState` (the same object each time, written when read after a change:
+        one held across a step shows the game as it was until `state_` is read again)."""
         return None if self._game is None else self._game.state
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -155,8 +156,7 @@ class raw_env(AECEnv):
             key = game_keys(rng, 1)
             try:
                 dealt = self._state_from_deal(deal, int(key[0]))
-                game = self._game if self._game is not None else self.engine.new_game()
-                game.read(dealt)
+                game = OneGame.from_state(dealt)
             except DealError:
                 rng.bit_generator.state = rng_state  # a rejected deal leaves the env as it was
                 raise
@@ -198,9 +198,8 @@ class raw_env(AECEnv):
         """The agent's information state and its action mask (all zeros unless it is to act)."""
         seat = self._seat_of[agent]
         game = self._game
-        state = game.state
-        if state.to_play.item(0) == seat and state.phase.item(0) < _HAND_OVER:
-            mask = state.legal[0].view(np.int8).copy()
+        if game.to_play == seat and game.phase < _HAND_OVER:
+            mask = game.legal().view(np.int8)
         else:
             mask = self._no_mask.copy()
         # Both arrays are new: what a caller holds never changes under it.

@@ -5,7 +5,8 @@ Card features come first, 16 cells per card (`CARD_FIELDS`), then the per-hand f
 3 = its right. `observation_layout(C)[name]` lists each feature's cells in its logical order.
 Every cell is 0 or 1 except the score cells of game and rubber episodes (points / target, and
 games won). `encode` writes float32 or uint8 observations: the same cells, except that a uint8
-observation holds the score in points (multiply by `observation_scale` for the float32 values).
+observation holds the score in points (multiply by `observation_scale` for the float32 values). The encoder reads a game record (`record.py`);
+record positions are imported with an `_AT` suffix where a cell block has the same name.
 """
 
 from __future__ import annotations
@@ -14,6 +15,24 @@ import numpy as np
 from numba import njit
 
 from euchre_env.cards import NUM_SEATS, NUM_SUITS, NUM_TRICKS, SUIT_OFFSET
+from euchre_env.record import ACTIVE as ACTIVE_AT
+from euchre_env.record import BIDS as BIDS_AT
+from euchre_env.record import DEALER as DEALER_AT
+from euchre_env.record import DISCARD as DISCARD_AT
+from euchre_env.record import GAMES_WON as GAMES_WON_AT
+from euchre_env.record import HAND as HAND_AT
+from euchre_env.record import LONE_DEFENDER as LONE_DEFENDER_AT
+from euchre_env.record import MAKER as MAKER_AT
+from euchre_env.record import MAKER_ALONE as MAKER_ALONE_AT
+from euchre_env.record import NUM_BIDS as NUM_BIDS_AT
+from euchre_env.record import ORDERED_UP as ORDERED_UP_AT
+from euchre_env.record import PHASE as PHASE_AT
+from euchre_env.record import SCORE as SCORE_AT
+from euchre_env.record import TRICK_INDEX, card_player_at, card_trick_at
+from euchre_env.record import TRICK_LEADER as TRICK_LEADER_AT
+from euchre_env.record import TRICKS_WON as TRICKS_WON_AT
+from euchre_env.record import TRUMP as TRUMP_AT
+from euchre_env.record import UPCARD as UPCARD_AT
 from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
 from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
 
@@ -87,56 +106,59 @@ def observation_scale(num_cards: int, target_points: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def encode(s, g, me, t, out, divide_score):
-    """Write seat `me`'s observation of game row g into `out` (D,), float32 or uint8.
+def encode(r, me, t, out, divide_score):
+    """Write seat `me`'s observation of the game in record `r` into `out` (D,), float32 or uint8.
 
     `divide_score`: the score cells hold points / target (float32); else points (uint8).
     """
     c = t[T_NUM_CARDS]
-    out[:] = 0
+    for cell in range(out.shape[0]):
+        out[cell] = 0
+    held, players, tricks = HAND_AT + me * c, card_player_at(c), card_trick_at(c)
+    current = r[TRICK_INDEX]
     for card in range(c):
-        if s.hand[g, me, card]:
+        if r[held + card]:
             out[card * CARD_CELLS + HAND] = 1
-        player = s.card_player[g, card]
+        player = r[players + card]
         if player >= 0:
             rel = (player - me) & 3
-            trick = s.card_trick[g, card]
+            trick = r[tricks + card]
             out[card * CARD_CELLS + PLAYED_BY + rel] = 1
             out[card * CARD_CELLS + PLAYED_IN_TRICK + trick] = 1
-            if trick == s.trick_index[g]:
+            if trick == current:
                 out[card * CARD_CELLS + CURRENT_TRICK + rel] = 1
-    if s.upcard[g] >= 0:
-        out[s.upcard[g] * CARD_CELLS + UPCARD] = 1
-    dealer = s.dealer[g]
-    if dealer == me and s.discard[g] >= 0:
-        out[s.discard[g] * CARD_CELLS + OWN_DISCARD] = 1
+    if r[UPCARD_AT] >= 0:
+        out[r[UPCARD_AT] * CARD_CELLS + UPCARD] = 1
+    dealer = r[DEALER_AT]
+    if dealer == me and r[DISCARD_AT] >= 0:
+        out[r[DISCARD_AT] * CARD_CELLS + OWN_DISCARD] = 1
     tail = CARD_CELLS * c
-    if s.num_bids[g] >= NUM_SEATS and not s.ordered_up[g]:
+    if r[NUM_BIDS_AT] >= NUM_SEATS and not r[ORDERED_UP_AT]:
         out[tail + UPCARD_TURNED_DOWN] = 1
     out[tail + DEALER + ((dealer - me) & 3)] = 1
-    if s.trump[g] >= 0:
-        out[tail + TRUMP + s.trump[g]] = 1
-    maker = s.maker[g]
+    if r[TRUMP_AT] >= 0:
+        out[tail + TRUMP + r[TRUMP_AT]] = 1
+    maker = r[MAKER_AT]
     if maker >= 0:
         out[tail + MAKER + ((maker - me) & 3)] = 1
-        if s.maker_alone[g]:
+        if r[MAKER_ALONE_AT]:
             out[tail + ALONE + ((maker - me) & 3)] = 1
-    if s.lone_defender[g] >= 0:
-        out[tail + ALONE + ((s.lone_defender[g] - me) & 3)] = 1
+    if r[LONE_DEFENDER_AT] >= 0:
+        out[tail + ALONE + ((r[LONE_DEFENDER_AT] - me) & 3)] = 1
     for seat in range(NUM_SEATS):
-        if not s.active[g, seat]:
+        if not r[ACTIVE_AT + seat]:
             out[tail + SITTING_OUT + ((seat - me) & 3)] = 1
-    if s.phase[g] < NUM_DECISION_PHASES:
-        out[tail + PHASE + s.phase[g]] = 1
+    if r[PHASE_AT] < NUM_DECISION_PHASES:
+        out[tail + PHASE + r[PHASE_AT]] = 1
     team = me & 1
-    out[tail + TRICKS_WON + s.tricks_won[g, team]] = 1
-    out[tail + TRICKS_WON + NUM_TRICKS + 1 + s.tricks_won[g, 1 - team]] = 1
+    out[tail + TRICKS_WON + r[TRICKS_WON_AT + team]] = 1
+    out[tail + TRICKS_WON + NUM_TRICKS + 1 + r[TRICKS_WON_AT + 1 - team]] = 1
     for trick in range(NUM_TRICKS):
-        leader = s.trick_leader[g, trick]
+        leader = r[TRICK_LEADER_AT + trick]
         if leader >= 0:
             out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = 1
     for slot in range(MAX_BIDS):
-        action = s.bids[g, slot]
+        action = r[BIDS_AT + slot]
         if action >= 0:
             choice = 0 if action == c else action - c - SUIT_OFFSET + 1
             out[tail + BIDS + slot * (1 + NUM_SUITS) + choice] = 1
@@ -145,19 +167,11 @@ def encode(s, g, me, t, out, divide_score):
         return
     if divide_score:
         target = float(t[T_TARGET])
-        out[tail + SCORE] = s.score[g, team] / target
-        out[tail + SCORE + 1] = s.score[g, 1 - team] / target
+        out[tail + SCORE] = r[SCORE_AT + team] / target
+        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team] / target
     else:
-        out[tail + SCORE] = s.score[g, team]
-        out[tail + SCORE + 1] = s.score[g, 1 - team]
+        out[tail + SCORE] = r[SCORE_AT + team]
+        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team]
     if episode == RUBBER_EPISODE:
-        out[tail + GAMES_WON] = s.games_won[g, team]
-        out[tail + GAMES_WON + 1] = s.games_won[g, 1 - team]
-
-
-@njit(cache=True)
-def observe_rows(s, t, seats, out, divide_score):
-    """`encode` every row g from seat seats[g] into out[g]."""
-    for g in range(s.phase.shape[0]):
-        encode(s, g, seats[g], t, out[g], divide_score)
-
+        out[tail + GAMES_WON] = r[GAMES_WON_AT + team]
+        out[tail + GAMES_WON + 1] = r[GAMES_WON_AT + 1 - team]

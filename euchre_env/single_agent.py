@@ -32,6 +32,7 @@ import numpy as np
 
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, game_key
+from euchre_env.record import legal_at
 from euchre_env.rules import Rules
 
 _HAND_OVER = int(Phase.HAND_OVER)
@@ -94,12 +95,13 @@ class EuchreSingleEnv(gymnasium.Env):
         self.action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
         self.bots: dict[int, Any] = {s: resolve_bot(spec, self.engine, seed=s) for s, spec in self.specs.items()}
         self.game: OneGame | None = None
+        self._legal_at = legal_at(self.engine.num_cards)
         """The game, played through the engine's one-game kernels (`init_one`, `step_one`)."""
         self._pending_reward = 0.0  # the learner's reward from before its first decision of the episode
 
     @property
     def state(self) -> EuchreState | None:
-        """The game as a one-row `EuchreState` (views of the game's buffer: the game as it is now)."""
+        """The game as a one-row `EuchreState` (written from the game's record when read after a change)."""
         return None if self.game is None else self.game.state
 
     @property
@@ -126,7 +128,7 @@ class EuchreSingleEnv(gymnasium.Env):
         if self.game is None or self._done:
             raise RuntimeError("call reset() before step() (and after an episode ends)")
         action = int(action)
-        illegal = not (0 <= action < self.engine.num_actions and self.game.state.legal[0, action])
+        illegal = not (0 <= action < self.engine.num_actions and self.game.record[self._legal_at + action])
         if illegal and self.illegal_action == ILLEGAL_RAISE:
             self.engine.step_one(self.game, action)  # raises IllegalActionError naming the legal actions
         if illegal:
@@ -143,7 +145,7 @@ class EuchreSingleEnv(gymnasium.Env):
         """(A,) bool legal actions of the learner now (all False once the episode is over)."""
         if self._done:
             return np.zeros(self.engine.num_actions, bool)
-        return self.game.state.legal[0].copy()
+        return self.game.legal()
 
     def _step(self, action: int) -> float:
         """Apply one action of the seat to act; the learner's reward for it."""
@@ -156,7 +158,7 @@ class EuchreSingleEnv(gymnasium.Env):
         game = self.game
         while game.phase < _HAND_OVER and (seat := game.to_play) != self.seat:
             bot = self.bots[seat]
-            obs, mask = self.engine.observe_one(game, seat)[None], game.state.legal.copy()
+            obs, mask = self.engine.observe_one(game, seat)[None], game.legal()[None]
             if getattr(bot, "needs_full_state", False):
                 action = bot.act(obs, mask, self.state, np.array([0]))
             else:

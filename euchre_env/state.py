@@ -93,7 +93,7 @@ FIELDS = (
 FIELD_NAMES = tuple(f[0] for f in FIELDS)
 
 GameArrays = namedtuple("GameArrays", FIELD_NAMES)
-"""The fields of a state as the rule kernels take them (a state's arrays, or one game's buffer views)."""
+"""The fields of a state as the kernels take them (`record.load` / `record.store` move a row)."""
 
 
 def field_shape(shape: tuple, num_cards: int, num_actions: int) -> tuple[int, ...]:

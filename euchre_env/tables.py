@@ -1,8 +1,7 @@
 """The one int64 table the rule kernels read: a `Rules` config, the episode kind and the deck's card tables.
 
 Slots `T_*` hold the options as numbers; the card tables (rank, upcard suit, effective suit, trick
-strength), the deal's packet order and the byte offsets of a one-game buffer (`OneGame`) follow at
-the offsets the slots name. Built once per `Engine`; kernels take it as their last array argument.
+strength) and the deal's packet order follow at the offsets the slots name. Built once per `Engine`; kernels take it as their last array argument.
 """
 
 from __future__ import annotations
@@ -11,14 +10,14 @@ import numpy as np
 
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, Deck
 from euchre_env.rules import FIRST_DEALER_CUT, LEAD_LEFT_OF_LONE_PLAYER, Rules
-from euchre_env.state import EPISODES, FIELDS, REWARD_WIN, field_shape
+from euchre_env.state import EPISODES, REWARD_WIN
 
 (
     T_NUM_CARDS, T_NUM_ACTIONS, T_STICK_THE_DEALER, T_THROW_IN_SAME_DEALER, T_ALONE_WHEN_NAMING,
     T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_LEAD_LEFT_OF_LONE, T_MAY_BURY_UPCARD, T_TARGET,
     T_RUBBER_GAMES, T_FIRST_DEALER_CUT, T_THROW_IN_ENDS_HAND, T_EPISODE, T_REWARD_WIN,
-    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT, T_ONE_GAME,
-) = range(21)
+    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT,
+) = range(20)
 NUM_SLOTS = 24
 HAND_EPISODE, GAME_EPISODE, RUBBER_EPISODE = range(3)
 EPISODE_CODE = {name: code for code, name in enumerate(EPISODES)}
@@ -41,16 +40,6 @@ def packet_order() -> np.ndarray:
 PACKET_SEAT = packet_order()
 
 
-def one_game_offsets(num_cards: int, num_actions: int) -> tuple[list[int], int]:
-    """Byte offset of each field (in `FIELDS` order) in one game's buffer, 8-aligned, and the size."""
-    offsets, at = [], 0
-    for _, dtype, shape, _ in FIELDS:
-        offsets.append(at)
-        size = np.dtype(dtype).itemsize * int(np.prod(field_shape(shape, num_cards, num_actions), dtype=np.int64))
-        at += -(-size // 8) * 8
-    return offsets, at
-
-
 def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndarray:
     """The kernels' table for one rules config, episode kind and reward."""
     c = deck.num_cards
@@ -70,14 +59,12 @@ def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndar
     slots[T_THROW_IN_ENDS_HAND] = rules.throw_in_ends_hand_episode
     slots[T_EPISODE] = EPISODE_CODE[episode]
     slots[T_REWARD_WIN] = reward == REWARD_WIN
-    offsets, size = one_game_offsets(c, deck.num_actions)
     parts = [
         (T_RANK, deck.rank),
         (T_UPCARD_SUIT, deck.upcard_suit),
         (T_EFFECTIVE_SUIT, deck.effective_suit.reshape(-1)),  # index trump * C + card
         (T_TRICK_STRENGTH, deck.trick_strength.reshape(-1)),  # index (trump * 4 + led) * C + card
         (T_PACKET_SEAT, PACKET_SEAT.reshape(-1)),  # index dealer * 20 + position
-        (T_ONE_GAME, np.array(offsets + [size])),  # byte offset per field, then the buffer's size
     ]
     at = NUM_SLOTS
     for slot, values in parts:
