@@ -51,7 +51,8 @@ from torch.distributions.categorical import Categorical
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.registry import make_agent
 from agents.ppo import (
     ActorCritic,
     CheckpointMismatchError,

@@ -18,7 +18,7 @@ so that Gymnasium's env checker can step with unmasked samples), or raises `Ille
 A bot is a policy object with `act(obs (n, D), mask (n, A)) -> (n,) actions` (an `agents.Agent`, or
 any object of that shape), or a spec string such as "heuristic" or "pimc:worlds=20". This package
 does not import the bots: a spec is built by the bot registry that an installed package declares
-under the entry-point group `euchre_env.bots` (Euchre Lab's `agents` declares `agents.base:make_agent`).
+under the entry-point group `euchre_env.bots` (Euchre Lab's `agents` declares `agents.registry:make_agent`).
 """
 
 from __future__ import annotations
