@@ -62,7 +62,7 @@ class OneGame:
     def __init__(self, num_cards: int, num_actions: int):
         self.record = np.zeros(record_size(num_cards, num_actions), np.int64)
         self._state = EuchreState.empty(1, num_cards, num_actions)
-        load(self._state.arrays(), 0, self.record)
+        load(self._state.arrays(), 0, self.record, True)
         self._synced = True
 
     @classmethod
@@ -74,18 +74,18 @@ class OneGame:
 
     def read(self, state: EuchreState, row: int = 0) -> None:
         """Take every field from `row` of a batched state (same deck and actions)."""
-        load(state.arrays(), row, self.record)
+        load(state.arrays(), row, self.record, True)
         self._synced = False
 
     def write(self, state: EuchreState, row: int = 0) -> None:
         """Put every field into `row` of a batched state (same deck and actions)."""
-        store(self.record, state.arrays(), row)
+        store(self.record, state.arrays(), row, True)
 
     @property
     def state(self) -> EuchreState:
         """The game as a 1-row `EuchreState`."""
         if not self._synced:
-            store(self.record, self._state.arrays(), 0)
+            store(self.record, self._state.arrays(), 0, True)
             self._synced = True
         return self._state
 

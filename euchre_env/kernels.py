@@ -470,10 +470,11 @@ def step_rows(s, t, actions, rewards):
             s.hand_points[g, 0] = 0
             s.hand_points[g, 1] = 0
             continue
-        load(s, g, r)
+        load(s, g, r, False)
+        deals = r[DEAL_COUNT]
         if step_game(r, t, actions[g]):
             write_rewards(r, t, rewards[g])
-        store(r, s, g)
+        store(r, s, g, r[DEAL_COUNT] != deals)
     return -1
 
 
@@ -486,7 +487,7 @@ def prepare_rows(s, t, rows, what):
     """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
     r = np.empty(legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS], np.int64)
     for g in rows:
-        load(s, g, r)
+        load(s, g, r, True)
         if what == RESTART:
             restart(r, t)
         elif what == START_DEALT_HAND:
@@ -494,7 +495,7 @@ def prepare_rows(s, t, rows, what):
             update_legal(r, t)
         else:
             update_legal(r, t)
-        store(r, s, g)
+        store(r, s, g, True)
 
 
 @njit(cache=True)
@@ -502,7 +503,7 @@ def observe_rows(s, t, seats, out, divide_score):
     """`encode` every row g from seat seats[g] into out[g] (float32 or uint8)."""
     r = np.empty(legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS], np.int64)
     for g in range(s.phase.shape[0]):
-        load(s, g, r)
+        load(s, g, r, False)
         encode(r, seats[g], t, out[g], divide_score)
 
 
@@ -550,10 +551,10 @@ def one_observe(r, t, seat, out):
 @njit(cache=True)
 def one_load(s, r):
     """Row 0 of a state into a record."""
-    load(s, 0, r)
+    load(s, 0, r, True)
 
 
 @njit(cache=True)
 def one_store(r, s):
     """A record into row 0 of a state."""
-    store(r, s, 0)
+    store(r, s, 0, True)

@@ -62,8 +62,9 @@ def record_size(num_cards: int, num_actions: int) -> int:
 
 
 @njit(cache=True)
-def load(s, g, r):
-    """Row g of the state arrays `s` into the record `r`."""
+def load(s, g, r, full):
+    """Row g of the state arrays `s` into the record `r`; without `full`, not the dealt hands and the
+    legal mask (no rule reads them: a deal writes one, every step rebuilds the other)."""
     c, a = s.hand.shape[2], s.legal.shape[1]
     r[KEY] = np.int64(s.key[g])
     r[DEAL_COUNT] = s.deal_count[g]
@@ -101,20 +102,24 @@ def load(s, g, r):
         r[RUBBER_POINTS + side] = s.rubber_points[g, side]
         r[GAMES_WON + side] = s.games_won[g, side]
     dealt, player, trick, legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
-    for seat in range(NUM_SEATS):
-        for card in range(c):
-            r[HAND + seat * c + card] = s.hand[g, seat, card]
-            r[dealt + seat * c + card] = s.dealt[g, seat, card]
+    hand = s.hand[g].reshape(NUM_SEATS * c)
+    for i in range(NUM_SEATS * c):
+        r[HAND + i] = hand[i]
     for card in range(c):
         r[player + card] = s.card_player[g, card]
         r[trick + card] = s.card_trick[g, card]
-    for action in range(a):
-        r[legal + action] = s.legal[g, action]
+    if full:
+        held = s.dealt[g].reshape(NUM_SEATS * c)
+        for i in range(NUM_SEATS * c):
+            r[dealt + i] = held[i]
+        for action in range(a):
+            r[legal + action] = s.legal[g, action]
 
 
 @njit(cache=True)
-def store(r, s, g):
-    """The record `r` into row g of the state arrays `s`."""
+def store(r, s, g, full):
+    """The record `r` into row g of the state arrays `s`; without `full`, not the dealt hands (unchanged
+    unless the game was dealt again: the caller knows from the deal count)."""
     c, a = s.hand.shape[2], s.legal.shape[1]
     s.key[g] = np.uint64(r[KEY])
     s.deal_count[g] = r[DEAL_COUNT]
@@ -152,10 +157,13 @@ def store(r, s, g):
         s.rubber_points[g, side] = r[RUBBER_POINTS + side]
         s.games_won[g, side] = r[GAMES_WON + side]
     dealt, player, trick, legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
-    for seat in range(NUM_SEATS):
-        for card in range(c):
-            s.hand[g, seat, card] = r[HAND + seat * c + card]
-            s.dealt[g, seat, card] = r[dealt + seat * c + card]
+    hand = s.hand[g].reshape(NUM_SEATS * c)
+    for i in range(NUM_SEATS * c):
+        hand[i] = r[HAND + i]
+    if full:
+        held = s.dealt[g].reshape(NUM_SEATS * c)
+        for i in range(NUM_SEATS * c):
+            held[i] = r[dealt + i]
     for card in range(c):
         s.card_player[g, card] = r[player + card]
         s.card_trick[g, card] = r[trick + card]
