@@ -58,7 +58,8 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.registry import make_agent
 from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.rules import Rules, RulesError
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import yaml
 
-from agents.base import make_agent
+from agents.registry import make_agent
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules, RulesError

@@ -53,8 +53,9 @@ from torch.distributions.categorical import Categorical
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from agents.base import Agent, make_agent
-from agents.base import parse_weighted as agents_parse_weighted
+from agents.base import Agent
+from agents.registry import make_agent
+from agents.registry import parse_weighted as agents_parse_weighted
 from agents.ppo import (
     CHECKPOINT_FORMAT,
     MASKED_LOGIT,

@@ -1,4 +1,4 @@
-"""The one interface every bot implements, and the registry that builds a bot from its name.
+"""The one interface every bot implements (the registry that builds bots by name is `agents.registry`).
 
 A bot acts on batches: `act(obs, mask)` takes (n, D) observations and (n, A) legal masks from the
 engine's encoding (the AEC env, the vector API and evaluate.py all produce them) and returns (n,)
@@ -10,8 +10,6 @@ the engine state; it is a labeled cheating ceiling and never ranked as a fair bo
 from __future__ import annotations
 
 import abc
-from typing import Callable
-
 import numpy as np
 
 from euchre_env.engine import Engine, EuchreState
@@ -59,50 +57,11 @@ class RandomAgent(Agent):
         return np.argmax(np.where(mask, noise, -1.0), axis=1)
 
 
-AgentFactory = Callable[[Engine, str, "int | None"], Agent]
-_REGISTRY: dict[str, AgentFactory] = {}
+def __getattr__(name: str):
+    """`make_agent`, `register`, `registered` moved to `agents.registry` (which imports the bots, this module
+    imports none); they are still found here, loaded when first asked for, for code written before."""
+    if name in ("make_agent", "register", "registered"):
+        from agents import registry
 
-
-def register(name: str, factory: AgentFactory) -> None:
-    """Make `name` (or `name:ARG`) buildable by `make_agent`; factory(engine, arg, seed) -> Agent."""
-    _REGISTRY[name] = factory
-
-
-def registered() -> list[str]:
-    """Names the registry knows."""
-    _load_builtin()
-    return sorted(_REGISTRY)
-
-
-def make_agent(spec: str, engine: Engine, seed: int | None = None) -> Agent:
-    """Build a bot from a command-line spec such as `random`, `pimc:worlds=20` or `ppo:run/ckpt.pt`."""
-    _load_builtin()
-    name, _, arg = spec.partition(":")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name](engine, arg, seed)
-
-
-def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
-    """`heuristic=0.6,pimc:worlds=10=0.4` -> [(spec, weight)]; a spec may hold `=` but no comma."""
-    items = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, number = part.rpartition("=")
-        try:
-            value = float(number)
-        except ValueError:
-            value = -1.0
-        if not sep or not name or value < 0:
-            raise ValueError(f"{option} entry {part!r} is not NAME=NUMBER with a number >= 0")
-        items.append((name, value))
-    if not items or len({n for n, _ in items}) != len(items):
-        raise ValueError(f"{option}={text!r} needs one or more entries with distinct names")
-    return items
-
-
-def _load_builtin() -> None:
-    """Import the bundled bots so that they register themselves."""
-    import agents.builtin  # noqa: F401
-
-
-register("random", lambda engine, arg, seed: RandomAgent(engine, seed))
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,16 +1,29 @@
-"""Imports every bundled bot so that each registers its name with `agents.base.register`."""
+"""The bundled bots by name: what `agents.registry` starts with."""
 
-import agents.base  # noqa: F401  (random)
-import agents.heuristic  # noqa: F401  (heuristic)
-import agents.pimc  # noqa: F401  (pimc, oracle)
-from agents.base import register
+from __future__ import annotations
+
+from typing import Callable
+
+from agents.base import Agent, RandomAgent
+from agents.heuristic import HeuristicAgent
+from agents.pimc import OracleAgent, make_pimc
+from euchre_env.engine import Engine
+
+AgentFactory = Callable[[Engine, str, "int | None"], Agent]
+"""factory(engine, arg, seed) -> Agent, where arg is what follows the name in `name:ARG`."""
 
 
-def _make_ppo(engine, arg, seed):
+def _make_ppo(engine: Engine, arg: str, seed: int | None) -> Agent:
     """`ppo:PATH[,sample]`; torch is imported only when a ppo bot is built."""
     from agents.ppo import make_ppo
 
     return make_ppo(engine, arg, seed)
 
 
-register("ppo", _make_ppo)
+BUILTIN: dict[str, AgentFactory] = {
+    "random": lambda engine, arg, seed: RandomAgent(engine, seed),
+    "heuristic": lambda engine, arg, seed: HeuristicAgent(engine, seed),
+    "pimc": make_pimc,
+    "oracle": lambda engine, arg, seed: OracleAgent(engine, seed),
+    "ppo": _make_ppo,
+}

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent
 from euchre_env.cards import (
     JOKER_STRENGTH,
     LEFT_BOWER_STRENGTH,
@@ -336,5 +336,3 @@ class HeuristicAgent(Agent):
                 return min(safe, key=lambda c: strength[c])
         return min(winners, key=lambda c: strength[c])
 
-
-register("heuristic", lambda engine, arg, seed: HeuristicAgent(engine, seed))

@@ -45,7 +45,7 @@ import types
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.solver import DoubleDummy, hand_masks, sample_layouts
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
@@ -568,9 +568,6 @@ class OracleAgent(Agent):
         return card_action_values(self.engine, values)
 
 
-def _make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
+def make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
+    """`pimc[:OPTIONS]`, e.g. `pimc:worlds=20` (see `parse_options`)."""
     return PimcAgent(engine, seed, **parse_options(arg))
-
-
-register("pimc", _make_pimc)
-register("oracle", lambda engine, arg, seed: OracleAgent(engine, seed))

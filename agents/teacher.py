@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent, parse_weighted
+from agents.base import Agent
+from agents.registry import make_agent, parse_weighted
 from agents.pimc import Searcher
 from agents.solver import hand_masks
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase

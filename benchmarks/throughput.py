@@ -7,10 +7,14 @@ one hand per episode. Runs on one core (BLAS/OpenMP threads pinned to 1 before n
     python benchmarks/throughput.py            # about 3 s per measurement
     python benchmarks/throughput.py --quick    # a fast smoke run
     python benchmarks/throughput.py --seconds 10 --clock wall
+    python benchmarks/throughput.py --json results/throughput.json   # also write the figures
 
 Timing uses this process's CPU time by default (`--clock cpu`), which stays meaningful on a
 shared machine; `--clock wall` uses elapsed time. The peak memory at 65,536 games is measured in
 a fresh subprocess (peak RSS of that process, and numpy's peak allocations through tracemalloc).
+Start-up is measured in fresh subprocesses too: import, then one step of the vector API and of the
+AEC env (which compiles every kernel they run), with an empty numba cache (`cold_start_s`, a new
+NUMBA_CACHE_DIR) and again with the cache that run filled (`warm_start_s`); wall-clock seconds.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import random  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 from typing import Callable  # noqa: E402
@@ -50,7 +55,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--sizes", type=int, nargs="+", default=list(VECTOR_SIZES), help="vector API batch sizes")
     p.add_argument("--warmup", type=int, default=60, help="untimed vector API steps first (about 2.5 hands)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
     p.add_argument("--memory-probe", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--start-probe", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
@@ -243,6 +250,32 @@ def measure_memory(n: int, seed: int) -> dict[str, int]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# ----------------------------------------------------------------------------- start-up
+
+
+def start_probe() -> None:
+    """Run in a fresh process (timed from outside): one vector API step and one AEC step."""
+    env = EuchreVectorEnv(4, rules=Rules.openspiel(), episode="hand", seed=0)
+    _, info = env.reset()
+    env.step(np.argmax(info["action_mask"], axis=1))
+    aec = euchre_v0.env(rules=Rules.openspiel(), episode="hand")
+    aec.reset(seed=0)
+    obs, *_ = aec.last()
+    aec.step(int(np.argmax(obs["action_mask"])))
+
+
+def measure_start() -> dict[str, float]:
+    """Seconds from launch to the end of `start_probe`, with an empty numba cache and with a filled one."""
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for name in ("cold_start_s", "warm_start_s"):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, os.path.abspath(__file__), "--start-probe"], check=True, env=env)
+            out[name] = time.perf_counter() - start
+    return out
+
+
 # ----------------------------------------------------------------------------- report
 
 
@@ -252,6 +285,10 @@ def main() -> None:
     if args.memory_probe:
         memory_probe(args.memory_probe, args.seed)
         return
+    if args.start_probe:
+        start_probe()
+        return
+    start = measure_start()
     seconds = 0.5 if args.quick else args.seconds
     warmup = 10 if args.quick else args.warmup
     clock = clock_fn(args.clock)
@@ -291,18 +328,38 @@ def main() -> None:
     print(f"best vector API / OpenSpiel: {vector_best / os_rate:.2f}x (copy=True), "
           f"{reused_best / os_rate:.2f}x (copy=False)   (target >= 10x)")
     print(
-        f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 30,000; PettingZoo's standard wrappers alone allow "
+        f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 75,000; PettingZoo's standard wrappers alone allow "
         f"{floor_rate:,.0f}, env()'s {fast_floor_rate:,.0f})"
     )
+    print(f"start-up (import + first JIT compile, fresh process): cold {start['cold_start_s']:.1f} s "
+          f"(empty numba cache, target <= 20 s), warm {start['warm_start_s']:.1f} s (target <= 2 s)")
+    figures = {
+        "openspiel": os_rate,
+        "vector_best": vector_best,
+        "vector_best_ratio": vector_best / os_rate,
+        "vector_copy_false_best": reused_best,
+        "aec_env": aec_rate,
+        "aec_raw_env": raw_rate,
+        "vector": {games: rate for name, games, rate in rows if name.startswith("vector API EuchreVectorEnv")},
+        **start,
+        "clock": args.clock,
+        "seconds": seconds,
+    }
 
     if MEMORY_GAMES in args.sizes:
         mem = measure_memory(MEMORY_GAMES, args.seed)
         gib = 2.0**30
+        figures[f"memory_gib_{MEMORY_GAMES}"] = mem["rss_peak"] / gib
         print(
             f"memory at {MEMORY_GAMES:,} games (fresh process, reset + {MEMORY_STEPS} steps): "
             f"peak RSS {mem['rss_peak'] / gib:.2f} GiB, traced numpy/python peak {mem['traced_peak'] / gib:.2f} GiB"
             f"   (target < 2 GiB)"
         )
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=2)
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,6 @@ from euchre_env.engine import (
     EuchreState,
     OneGame,
     Phase,
-    SeatObservations,
     game_key,
     game_keys,
 )
@@ -133,14 +132,10 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
         self._game: OneGame | None = None
-        """The game being played; `state_` shows it as a one-row EuchreState."""
-        self._state: EuchreState | None = None
-        self._synced = False
-        """`_state` holds the game as it is now (cleared by every step and reset)."""
+        """The game being played, stepped by the engine's one-game kernels; `state_` is its state."""
         self._key_rng = np.random.default_rng()
         self._seat_of = {a: seat for seat, a in enumerate(AGENTS)}
-        self._seen = SeatObservations(self.engine)
-        """The seats' observations of the game, kept by the engine through step_one; cleared by reset."""
+        self._no_mask = np.zeros(self.engine.num_actions, np.int8)
         self._paid = False
         """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
         self._first_deal = 0
@@ -150,16 +145,9 @@ class raw_env(AECEnv):
 
     @property
     def state_(self) -> EuchreState | None:
-        """The game as a one-row `EuchreState`, written when read after a change (the same arrays each time:
+        """The game as a one-row `EuchreState` (the same object each time, written when read after a change:
         one held across a step shows the game as it was until `state_` is read again)."""
-        if self._game is None:
-            return None
-        if not self._synced:
-            if self._state is None:
-                self._state = self.engine._empty(1)
-            self._game.write(self._state)
-            self._synced = True
-        return self._state
+        return None if self._game is None else self._game.state
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The (shared, cached) observation space."""
@@ -179,7 +167,8 @@ class raw_env(AECEnv):
             rng_state = rng.bit_generator.state
             key = game_keys(rng, 1)
             try:
-                game = OneGame.from_state(self._state_from_deal(deal, int(key[0])))
+                dealt = self._state_from_deal(deal, int(key[0]))
+                game = OneGame.from_state(dealt)
             except DealError:
                 rng.bit_generator.state = rng_state  # a rejected deal leaves the env as it was
                 raise
@@ -189,8 +178,6 @@ class raw_env(AECEnv):
         self._game = game
         self._first_deal = game.deal_count
         self._truncated = False
-        self._synced = False
-        self._seen.clear()
         self._paid = False
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -226,11 +213,11 @@ class raw_env(AECEnv):
         seat = self._seat_of[agent]
         game = self._game
         if game.to_play == seat and game.phase < _HAND_OVER and not self._truncated:
-            mask = np.frombuffer(bytearray(game.legal), np.int8)
+            mask = game.legal().view(np.int8)
         else:
-            mask = np.zeros(self.engine.num_actions, np.int8)
+            mask = self._no_mask.copy()
         # Both arrays are new: what a caller holds never changes under it.
-        return {"observation": self._seen.get(game, seat), "action_mask": mask}
+        return {"observation": self.engine.observe_one(game, seat), "action_mask": mask}
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action; raises IllegalActionError (state unchanged) if illegal."""
@@ -239,8 +226,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self._game
-        rewards = self.engine.step_one(game, int(action), self._seen)
-        self._synced = False
+        rewards = self.engine.step_one(game, action)
         self._cumulative_rewards[agent] = 0.0
         if rewards is not None:
             self.rewards = dict(zip(AGENTS, rewards[0].tolist()))
@@ -251,11 +237,12 @@ class raw_env(AECEnv):
             self._paid = False
         if game.phase >= _HAND_OVER:
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: {"score": list(game.score)} for a in AGENTS}
+            self.infos = {a: {"score": game.state.score[0].tolist()} for a in AGENTS}
         elif self.max_hands is not None and game.deal_count - self._first_deal >= self.max_hands:
             self.truncations = dict.fromkeys(AGENTS, True)
             self._truncated = True
-            self.infos = {a: {"score": list(game.score), "hands": game.deal_count - self._first_deal} for a in AGENTS}
+            score = game.state.score[0].tolist()
+            self.infos = {a: {"score": score, "hands": game.deal_count - self._first_deal} for a in AGENTS}
         else:
             self.agent_selection = AGENTS[game.to_play]
         if self.render_mode == "human":

@@ -1,4 +1,4 @@
-"""Euchre for one learning seat as a Gymnasium env; the other three seats are registered bots.
+"""Euchre for one learning seat as a Gymnasium env; the other three seats are bots.
 
     import gymnasium, euchre_env
     env = gymnasium.make("EuchreSingle-v0", partner="heuristic", opponents="random")
@@ -17,24 +17,55 @@ so that Gymnasium's env checker can step with unmasked samples), or raises `Ille
 
 `max_hands` (default 10,000, far beyond any real episode; None: no limit) truncates an episode once
 that many hands are over (scored or thrown in): `truncated=True`, as Gymnasium's time limits do.
+
+A bot is a policy object with `act(obs (n, D), mask (n, A)) -> (n,) actions` (an `agents.Agent`, or
+any object of that shape), or a spec string such as "heuristic" or "pimc:worlds=20". This package
+does not import the bots: a spec is built by the bot registry that an installed package declares
+under the entry-point group `euchre_env.bots` (Euchre Lab's `agents` declares `agents.registry:make_agent`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from importlib.metadata import entry_points
+from typing import Any, Callable
 
 import gymnasium
 import numpy as np
 
-from agents.base import Agent, make_agent
 from euchre_env.cards import NUM_SEATS
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, SeatObservations, game_key
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, game_key
+from euchre_env.record import legal_at
 from euchre_env.rules import Rules
 from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
 
 _HAND_OVER = int(Phase.HAND_OVER)
 ILLEGAL_RANDOM = "random"
 ILLEGAL_RAISE = "raise"
+BOT_REGISTRY_GROUP = "euchre_env.bots"
+"""Entry-point group naming a function `make(spec, engine, seed=...) -> bot` that builds bots from specs."""
+
+
+@lru_cache(maxsize=1)
+def _bot_registry() -> Callable[..., Any] | None:
+    """The installed bot registry's `make` function (the first by name), or None."""
+    found = sorted(entry_points(group=BOT_REGISTRY_GROUP), key=lambda ep: ep.name)
+    return found[0].load() if found else None
+
+
+def resolve_bot(spec: Any, engine: Engine, seed: int | None = None) -> Any:
+    """A bot from a policy object (returned as it is) or a spec string (built by the bot registry)."""
+    if not isinstance(spec, str):
+        if not callable(getattr(spec, "act", None)):
+            raise TypeError(f"a bot must be a spec string or an object with act(obs, mask), got {spec!r}")
+        return spec
+    make = _bot_registry()
+    if make is None:
+        raise ValueError(
+            f"bot spec {spec!r} needs a bot registry, and no package declares one under the entry-point group "
+            f"{BOT_REGISTRY_GROUP!r}; install euchre-lab (pip install -e .) or pass a policy object with act(obs, mask)"
+        )
+    return make(spec, engine, seed=seed)
 
 
 class EuchreSingleEnv(gymnasium.Env):
@@ -46,8 +77,8 @@ class EuchreSingleEnv(gymnasium.Env):
         self,
         rules: Rules | dict | None = None,
         seat: int = 0,
-        partner: str = "random",
-        opponents: str = "random",
+        partner: Any = "random",
+        opponents: Any = "random",
         episode: str = EPISODE_HAND,
         reward: str = "points",
         illegal_action: str = ILLEGAL_RANDOM,
@@ -68,24 +99,18 @@ class EuchreSingleEnv(gymnasium.Env):
         high = float(max(4, self.rules.rubber_games))
         self.observation_space = gymnasium.spaces.Box(0.0, high, (self.engine.observation_size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
-        self.bots: dict[int, Agent] = {s: make_agent(spec, self.engine, seed=s) for s, spec in self.specs.items()}
+        self.bots: dict[int, Any] = {s: resolve_bot(spec, self.engine, seed=s) for s, spec in self.specs.items()}
         self.game: OneGame | None = None
-        """The game, played through the engine's one-game path (`init_one`, `step_one`)."""
-        self._seen = SeatObservations(self.engine)
-        self._state: EuchreState | None = None
+        self._legal_at = legal_at(self.engine.num_cards)
+        """The game, played through the engine's one-game kernels (`init_one`, `step_one`)."""
         self._pending_reward = 0.0  # the learner's reward from before its first decision of the episode
         self._first_deal = 0  # the game's deal_count when the episode began (for max_hands)
         self._truncated = False
 
     @property
     def state(self) -> EuchreState | None:
-        """The game as a one-row `EuchreState` (written anew on each read; the same arrays each time)."""
-        if self.game is None:
-            return None
-        if self._state is None:
-            self._state = self.engine._empty(1)
-        self.game.write(self._state)
-        return self._state
+        """The game as a one-row `EuchreState` (written from the game's record when read after a change)."""
+        return None if self.game is None else self.game.state
 
     @property
     def _done(self) -> bool:
@@ -96,10 +121,10 @@ class EuchreSingleEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             for s, bot in self.bots.items():
-                bot.rng = np.random.default_rng([seed, s])
+                if hasattr(bot, "rng"):
+                    bot.rng = np.random.default_rng([seed, s])
         while True:
             self.game = self.engine.init_one(game_key(self.np_random), self.game)
-            self._seen.clear()
             reward = self._play_bots()
             if not self._done:
                 break
@@ -113,7 +138,7 @@ class EuchreSingleEnv(gymnasium.Env):
         if self.game is None or self._done or self._truncated:
             raise RuntimeError("call reset() before step() (and after an episode ends)")
         action = int(action)
-        illegal = not (0 <= action < self.engine.num_actions and self.game.legal[action])
+        illegal = not (0 <= action < self.engine.num_actions and self.game.record[self._legal_at + action])
         if illegal and self.illegal_action == ILLEGAL_RAISE:
             self.engine.step_one(self.game, action)  # raises IllegalActionError naming the legal actions
         if illegal:
@@ -132,11 +157,11 @@ class EuchreSingleEnv(gymnasium.Env):
         """(A,) bool legal actions of the learner now (all False once the episode is over)."""
         if self._done:
             return np.zeros(self.engine.num_actions, bool)
-        return np.frombuffer(self.game.legal, bool).copy()
+        return self.game.legal()
 
     def _step(self, action: int) -> float:
         """Apply one action of the seat to act; the learner's reward for it."""
-        rewards = self.engine.step_one(self.game, action, self._seen)
+        rewards = self.engine.step_one(self.game, action)
         return 0.0 if rewards is None else float(rewards[0, self.seat])
 
     def _play_bots(self) -> float:
@@ -145,8 +170,8 @@ class EuchreSingleEnv(gymnasium.Env):
         game = self.game
         while game.phase < _HAND_OVER and (seat := game.to_play) != self.seat:
             bot = self.bots[seat]
-            obs, mask = self._seen.get(game, seat)[None], np.frombuffer(game.legal, bool)[None].copy()
-            if bot.needs_full_state:
+            obs, mask = self.engine.observe_one(game, seat)[None], game.legal()[None]
+            if getattr(bot, "needs_full_state", False):
                 action = bot.act(obs, mask, self.state, np.array([0]))
             else:
                 action = bot.act(obs, mask)
@@ -154,7 +179,7 @@ class EuchreSingleEnv(gymnasium.Env):
         return total
 
     def _observation(self) -> np.ndarray:
-        return self._seen.get(self.game, self.seat)
+        return self.engine.observe_one(self.game, self.seat)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().astype(np.int8)}

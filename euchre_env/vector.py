@@ -30,7 +30,9 @@ class EuchreVectorEnv:
 
     `copy=False` returns one observation buffer that every reset and step overwrites (as Gymnasium's
     vector envs do with `copy=False`): faster for large N, but an observation kept across a step
-    must be copied by the caller.
+    must be copied by the caller. `obs_dtype=np.uint8` returns the same cells as uint8 (4x less
+    memory traffic to a GPU learner); the score cells of game and rubber episodes then hold points:
+    multiply by `engine.observation_scale` for the float32 values.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": "euchre_vector_v0"}
@@ -44,19 +46,24 @@ class EuchreVectorEnv:
         seed: int | None = None,
         copy: bool = True,
         max_hands: int | None = None,
+        obs_dtype: type = np.float32,
     ):
         self.max_hands = check_max_hands(max_hands)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
+        self.obs_dtype = np.dtype(obs_dtype)
+        if self.obs_dtype not in (np.float32, np.uint8):
+            raise ValueError(f"obs_dtype must be float32 or uint8, got {self.obs_dtype}")
         self.engine = Engine(rules, episode=episode, reward=reward)
         self.rules = self.engine.rules
         high = float(max(4, self.rules.rubber_games))
-        self.single_observation_space = gymnasium.spaces.Box(0.0, high, (self.engine.observation_size,), np.float32)
+        if self.obs_dtype == np.uint8:  # score cells in points
+            high = float(max(high, self.rules.target_points + 3))
+        size = self.engine.observation_size
+        self.single_observation_space = gymnasium.spaces.Box(0, high, (size,), self.obs_dtype)
         self.single_action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
-        self.observation_space = gymnasium.spaces.Box(
-            0.0, high, (self.num_envs, self.engine.observation_size), np.float32
-        )
+        self.observation_space = gymnasium.spaces.Box(0, high, (self.num_envs, size), self.obs_dtype)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.engine.num_actions))
         self.state: EuchreState | None = None
         self._seed = seed
@@ -103,9 +110,9 @@ class EuchreVectorEnv:
 
     def _observe(self) -> np.ndarray:
         if self.copy:
-            return self.engine.observe(self.state)
+            return self.engine.observe(self.state, dtype=self.obs_dtype)
         if self._obs_buffer is None:
-            self._obs_buffer = np.empty((self.num_envs, self.engine.observation_size), np.float32)
+            self._obs_buffer = np.empty((self.num_envs, self.engine.observation_size), self.obs_dtype)
         return self.engine.observe(self.state, out=self._obs_buffer)
 
     def _info(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import train
-from agents.base import make_agent
+from agents.registry import make_agent
 from agents.ppo import SHIPPED, ActorCritic
 from agents.teacher import TeacherSettings, generate
 from euchre_env import Engine, Rules, game_keys

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import train
-from agents.base import make_agent
+from agents.registry import make_agent
 from agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
 

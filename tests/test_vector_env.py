@@ -152,3 +152,20 @@ def test_illegal_action_raises_without_changing_state():
         assert np.array_equal(value, getattr(env.state, field)), field
     actions[g] = random_legal(env.action_masks[g : g + 1], rng)[0]
     env.step(actions)
+
+
+def test_uint8_observations_hold_the_float32_cells():
+    small = EuchreVectorEnv(16, rules=Rules(target_points=5), episode="game", seed=4, obs_dtype=np.uint8)
+    full = EuchreVectorEnv(16, rules=Rules(target_points=5), episode="game", seed=4)
+    obs8, info = small.reset()
+    obs, _ = full.reset()
+    rng = np.random.default_rng(4)
+    scale = small.engine.observation_scale
+    for _ in range(300):
+        assert obs8.dtype == np.uint8 and small.observation_space.contains(obs8)
+        np.testing.assert_allclose(obs8 * scale, obs, rtol=1e-6)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs8, _, _, _, info = small.step(actions)
+        obs, _, _, _, _ = full.step(actions)
+    with pytest.raises(ValueError, match="float32 or uint8"):
+        EuchreVectorEnv(2, obs_dtype=np.float64)

@@ -1,0 +1,560 @@
+"""The rules of Euchre, written once, as numba kernels over one game's record.
+
+Every transition (the cut for the first dealer, the deal, bids, naming trump, alone calls, the
+discard, a card played, the end of a trick, hand and game, the rewards) and the legal mask is one
+function of `(r, t)`: `r` the game's record (`record.py`: its whole state as one int64 vector),
+`t` the engine's table (`tables.kernel_table`). The batched entry points (`*_rows`) load each
+game's row of an `EuchreState` into a record, run these functions and store it back; the one-game
+entry points (`one_*`) run the very same functions on a record the AEC env keeps (`OneGame`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from euchre_env.cards import ALONE_OFFSET, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
+from euchre_env.deal_keys import deck_order
+from euchre_env.observation import encode
+from euchre_env.record import (
+    ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
+    HAND_POINTS, KEY, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
+    RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
+    TRUMP, UPCARD, card_player_at, card_trick_at, dealt_at, legal_at, load, store,
+)
+from euchre_env.state import MAX_BIDS
+from euchre_env.tables import (
+    DEAL_SIZE, GAME_EPISODE, HAND_EPISODE, RUBBER_EPISODE, T_ALONE_WHEN_NAMING, T_EFFECTIVE_SUIT, T_EPISODE,
+    T_FIRST_DEALER_CUT, T_LEAD_LEFT_OF_LONE, T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_MAY_BURY_UPCARD,
+    T_NUM_ACTIONS, T_NUM_CARDS, T_PACKET_SEAT, T_RANK, T_REWARD_WIN, T_RUBBER_GAMES, T_STICK_THE_DEALER,
+    T_TARGET, T_THROW_IN_ENDS_HAND, T_THROW_IN_SAME_DEALER, T_TRICK_STRENGTH, T_UPCARD_SUIT,
+)
+
+BID_ROUND_1, BID_ROUND_2, MAKER_ALONE_PHASE, DEFENDER_ALONE_PHASE, DISCARD_PHASE, PLAY, HAND_OVER, GAME_OVER = range(8)
+MAX_CUTS = 64
+"""Bound on re-cuts for the first dealer (a tie needing more is astronomically unlikely)."""
+ILLEGAL = -1
+"""What `one_step` returns for an illegal action (the game is left unchanged)."""
+
+
+# ------------------------------------------------------------------ dealing
+
+
+@njit(cache=True)
+def fill(r, start, stop, value):
+    """r[start:stop] = value (a loop: numba's slice assignment costs seconds of compile time)."""
+    for i in range(start, stop):
+        r[i] = value
+
+
+@njit(cache=True)
+def copy(r, source, target, size):
+    """r[target:target + size] = r[source:source + size], for ranges that do not overlap."""
+    for i in range(size):
+        r[target + i] = r[source + i]
+
+
+@njit(cache=True)
+def shuffle(r, t):
+    """The deck order of the game's next deal (from its key and deal count); advances the count."""
+    perm = deck_order(np.uint64(r[KEY]), r[DEAL_COUNT], t[T_NUM_CARDS])
+    r[DEAL_COUNT] += 1
+    return perm
+
+
+@njit(cache=True)
+def first_dealer(r, t):
+    """The first dealer: by cut (the high card deals, tied seats cut again) or uniformly at random."""
+    perm = shuffle(r, t)
+    if not t[T_FIRST_DEALER_CUT]:
+        return perm[0] % NUM_SEATS
+    rank = t[T_RANK]
+    cut = np.empty(NUM_SEATS, np.int64)
+    cutting = np.ones(NUM_SEATS, np.bool_)
+    for seat in range(NUM_SEATS):
+        cut[seat] = t[rank + perm[seat]]
+    for _ in range(MAX_CUTS):
+        best = -1
+        for seat in range(NUM_SEATS):
+            if not cutting[seat]:
+                cut[seat] = -1
+            best = max(best, cut[seat])
+        tied = 0
+        for seat in range(NUM_SEATS):
+            cutting[seat] = cut[seat] == best
+            tied += cutting[seat]
+        if tied == 1:
+            break
+        perm = shuffle(r, t)
+        for seat in range(NUM_SEATS):
+            cut[seat] = t[rank + perm[seat]]
+    for seat in range(NUM_SEATS):
+        if cutting[seat]:
+            return seat
+    return 0
+
+
+@njit(cache=True)
+def start_hand(r, t):
+    """Reset the per-hand fields of a freshly dealt game and open round one of the bidding."""
+    c = t[T_NUM_CARDS]
+    r[PHASE] = BID_ROUND_1
+    r[TO_PLAY] = (r[DEALER] + 1) % NUM_SEATS
+    fill(r, BIDS, BIDS + MAX_BIDS, -1)
+    r[NUM_BIDS] = 0
+    r[TRUMP] = -1
+    r[MAKER] = -1
+    r[ORDERED_UP] = 0
+    r[MAKER_ALONE] = 0
+    r[LONE_DEFENDER] = -1
+    r[DEFENDER_ASKS] = 0
+    fill(r, ACTIVE, ACTIVE + NUM_SEATS, 1)
+    r[PICKED_UP] = 0
+    r[DISCARD] = -1
+    fill(r, TRICK_CARDS, TRICK_WINNER + NUM_TRICKS, -1)  # trick cards, leaders, winners
+    fill(r, card_player_at(c), card_trick_at(c) + c, -1)  # who played each card, in which trick
+    r[TRICK_INDEX] = 0
+    r[CARDS_IN_TRICK] = 0
+    r[LED_SUIT] = -1
+    fill(r, TRICKS_WON, TRICKS_WON + 2, 0)
+
+
+@njit(cache=True)
+def deal(r, t):
+    """Shuffle and deal five cards to each seat in packets from the dealer's left; turn the upcard."""
+    c = t[T_NUM_CARDS]
+    perm = shuffle(r, t)
+    seats = t[T_PACKET_SEAT] + r[DEALER] * DEAL_SIZE
+    fill(r, HAND, HAND + NUM_SEATS * c, 0)
+    for pos in range(DEAL_SIZE):
+        r[HAND + t[seats + pos] * c + perm[pos]] = 1
+    copy(r, HAND, dealt_at(c), NUM_SEATS * c)
+    r[UPCARD] = perm[DEAL_SIZE]
+    start_hand(r, t)
+
+
+@njit(cache=True)
+def restart(r, t):
+    """A fresh episode (cut, deal, first bid), continuing the game's deal stream."""
+    fill(r, SCORE, SCORE + 2, 0)
+    fill(r, RUBBER_POINTS, RUBBER_POINTS + 2, 0)
+    fill(r, GAMES_WON, GAMES_WON + 2, 0)
+    r[HAND_NUMBER] = 0
+    fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
+    r[THROWN_IN] = 0
+    r[DEALER] = first_dealer(r, t)
+    deal(r, t)
+    update_legal(r, t)
+
+
+# ------------------------------------------------------------------ legal actions
+
+
+@njit(cache=True)
+def update_legal(r, t):
+    """Rebuild the legal-action mask of the seat to act."""
+    c = t[T_NUM_CARDS]
+    legal = legal_at(c)
+    fill(r, legal, legal + t[T_NUM_ACTIONS], 0)
+    phase = r[PHASE]
+    suit0 = legal + c + SUIT_OFFSET
+    if phase == BID_ROUND_1:
+        r[legal + c] = 1
+        r[suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]]] = 1
+    elif phase == BID_ROUND_2:
+        fill(r, suit0, suit0 + NUM_SUITS, 1)
+        r[suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]]] = 0
+        r[legal + c] = not (r[TO_PLAY] == r[DEALER] and t[T_STICK_THE_DEALER])
+    elif phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:
+        r[legal + c + ALONE_OFFSET] = 1
+        r[legal + c + PARTNER_OFFSET] = 1
+    elif phase == DISCARD_PHASE:
+        held = HAND + r[DEALER] * c
+        copy(r, held, legal, c)
+        if not t[T_MAY_BURY_UPCARD]:
+            r[legal + r[UPCARD]] = 0
+    elif phase == PLAY:
+        held = HAND + r[TO_PLAY] * c
+        led = r[LED_SUIT]
+        suits = t[T_EFFECTIVE_SUIT] + r[TRUMP] * c
+        follows = False
+        if led >= 0:  # a card of the suit led must be played if held
+            for card in range(c):
+                if r[held + card] and t[suits + card] == led:
+                    r[legal + card] = 1
+                    follows = True
+        if not follows:
+            copy(r, held, legal, c)
+
+
+# ------------------------------------------------------------------ bidding, alone calls, discard
+
+
+@njit(cache=True)
+def bid(r, t, action):
+    """A bid in round one or two; True if a thrown-in hand ended the episode (it is then scored)."""
+    c = t[T_NUM_CARDS]
+    r[BIDS + r[NUM_BIDS]] = action
+    r[NUM_BIDS] += 1
+    round_one = r[PHASE] == BID_ROUND_1
+    if action != c:
+        if round_one:
+            r[ORDERED_UP] = 1
+            name_trump(r, t, t[t[T_UPCARD_SUIT] + r[UPCARD]])
+        else:
+            name_trump(r, t, action - c - SUIT_OFFSET)
+        return False
+    r[TO_PLAY] = (r[TO_PLAY] + 1) % NUM_SEATS
+    if round_one:
+        if r[NUM_BIDS] == NUM_SEATS:
+            r[PHASE] = BID_ROUND_2
+        return False
+    if r[NUM_BIDS] < MAX_BIDS:
+        return False
+    r[THROWN_IN] = 1
+    if t[T_EPISODE] == HAND_EPISODE and t[T_THROW_IN_ENDS_HAND]:
+        r[PHASE] = HAND_OVER
+        r[TO_PLAY] = -1
+        r[HAND_NUMBER] += 1
+        return True
+    if not t[T_THROW_IN_SAME_DEALER]:
+        r[DEALER] = (r[DEALER] + 1) % NUM_SEATS
+    deal(r, t)
+    return False
+
+
+@njit(cache=True)
+def name_trump(r, t, suit):
+    """The seat to act names `suit` trump; next the maker decides on going alone, or the dealer picks up."""
+    r[TRUMP] = suit
+    r[MAKER] = r[TO_PLAY]
+    r[THROWN_IN] = 0
+    if not t[T_ALONE_WHEN_NAMING] and r[ORDERED_UP]:
+        pick_up(r, t)
+    else:
+        r[PHASE] = MAKER_ALONE_PHASE  # to_play stays the maker
+
+
+@njit(cache=True)
+def pick_up(r, t):
+    """The dealer takes the upcard into hand and must bury one card."""
+    r[HAND + r[DEALER] * t[T_NUM_CARDS] + r[UPCARD]] = 1
+    r[PICKED_UP] = 1
+    r[PHASE] = DISCARD_PHASE
+    r[TO_PLAY] = r[DEALER]
+
+
+@njit(cache=True)
+def maker_alone(r, t, action):
+    """The maker goes alone (the partner sits out) or plays with the partner."""
+    if action == t[T_NUM_CARDS] + ALONE_OFFSET:
+        r[MAKER_ALONE] = 1
+        r[ACTIVE + (r[MAKER] + 2) % NUM_SEATS] = 0
+    if t[T_LONE_DEFENDER]:
+        r[PHASE] = DEFENDER_ALONE_PHASE
+        first = (r[DEALER] + 1) % NUM_SEATS
+        if first % 2 == r[MAKER] % 2:
+            first = (first + 1) % NUM_SEATS
+        r[TO_PLAY] = first
+    else:
+        after_alone_calls(r, t)
+
+
+@njit(cache=True)
+def defender_alone(r, t, action):
+    """A defender goes alone (its partner sits out) or declines; the second defender is asked next."""
+    seat = r[TO_PLAY]
+    r[DEFENDER_ASKS] += 1
+    if action == t[T_NUM_CARDS] + ALONE_OFFSET:
+        r[LONE_DEFENDER] = seat
+        r[ACTIVE + (seat + 2) % NUM_SEATS] = 0
+        after_alone_calls(r, t)
+    elif r[DEFENDER_ASKS] < 2:
+        r[TO_PLAY] = (seat + 2) % NUM_SEATS
+    else:
+        after_alone_calls(r, t)
+
+
+@njit(cache=True)
+def after_alone_calls(r, t):
+    """Alone calls are made: the dealer picks up if still due (and plays), else play starts."""
+    if t[T_ALONE_WHEN_NAMING] and r[ORDERED_UP] and r[ACTIVE + r[DEALER]]:
+        pick_up(r, t)
+    else:
+        start_play(r, t)
+
+
+@njit(cache=True)
+def discard(r, t, card):
+    """The dealer buries `card`; then play starts, or (alone calls after the discard) the maker decides."""
+    r[HAND + r[DEALER] * t[T_NUM_CARDS] + card] = 0
+    r[DISCARD] = card
+    if t[T_ALONE_WHEN_NAMING]:
+        start_play(r, t)
+    else:
+        r[PHASE] = MAKER_ALONE_PHASE
+        r[TO_PLAY] = r[MAKER]
+
+
+@njit(cache=True)
+def next_active(r, seat):
+    """The first seat after `seat`, clockwise, that plays this hand."""
+    out = (seat + 1) % NUM_SEATS
+    while not r[ACTIVE + out]:
+        out = (out + 1) % NUM_SEATS
+    return out
+
+
+@njit(cache=True)
+def start_play(r, t):
+    """The first trick: led from the dealer's left (the next seat that plays), or by the lone-lead rule."""
+    leader = next_active(r, r[DEALER])
+    if t[T_LEAD_LEFT_OF_LONE]:
+        lone = r[LONE_DEFENDER]
+        if r[MAKER_ALONE]:
+            leader = (r[MAKER] + 1) % NUM_SEATS
+        if lone >= 0:
+            leader = lone if r[MAKER_ALONE] else (lone + 1) % NUM_SEATS
+    r[PHASE] = PLAY
+    r[TO_PLAY] = leader
+    r[TRICK_LEADER] = leader
+
+
+# ------------------------------------------------------------------ play, tricks, hands, rewards
+
+
+@njit(cache=True)
+def play_card(r, t, card):
+    """The seat to act plays `card`; completes the trick and the hand. True if the hand was scored."""
+    c = t[T_NUM_CARDS]
+    seat, trick, trump = r[TO_PLAY], r[TRICK_INDEX], r[TRUMP]
+    r[HAND + seat * c + card] = 0
+    r[TRICK_CARDS + trick * NUM_SEATS + seat] = card
+    r[card_player_at(c) + card] = seat
+    r[card_trick_at(c) + card] = trick
+    if r[CARDS_IN_TRICK] == 0:
+        r[LED_SUIT] = t[t[T_EFFECTIVE_SUIT] + trump * c + card]
+    r[CARDS_IN_TRICK] += 1
+    playing = r[ACTIVE] + r[ACTIVE + 1] + r[ACTIVE + 2] + r[ACTIVE + 3]
+    if r[CARDS_IN_TRICK] < playing:
+        r[TO_PLAY] = next_active(r, seat)
+        return False
+    strength = t[T_TRICK_STRENGTH] + (trump * NUM_SUITS + r[LED_SUIT]) * c
+    winner, best = 0, -2
+    for other in range(NUM_SEATS):
+        played = r[TRICK_CARDS + trick * NUM_SEATS + other]
+        value = t[strength + played] if played >= 0 else -1
+        if value > best:
+            winner, best = other, value
+    r[TRICK_WINNER + trick] = winner
+    r[TRICKS_WON + winner % 2] += 1
+    r[TRICK_INDEX] = trick + 1
+    r[CARDS_IN_TRICK] = 0
+    r[LED_SUIT] = -1
+    r[TO_PLAY] = winner
+    if trick + 1 < NUM_TRICKS:
+        r[TRICK_LEADER + trick + 1] = winner
+        return False
+    end_hand(r, t)
+    return True
+
+
+@njit(cache=True)
+def hand_points(t, alone, lone_defender, maker_tricks):
+    """(makers' points, defenders' points) of a finished hand; only one side scores."""
+    if maker_tricks >= 3:
+        return (4 if alone else 2) if maker_tricks == NUM_TRICKS else 1, 0
+    if lone_defender >= 0:
+        return 0, 4 if maker_tricks == 0 else t[T_LONE_DEFENDER_POINTS]
+    return 0, 2
+
+
+@njit(cache=True)
+def end_hand(r, t):
+    """Score the hand; end the episode, the game or the rubber, or deal the next hand."""
+    team = r[MAKER] % 2
+    makers, defenders = hand_points(t, r[MAKER_ALONE], r[LONE_DEFENDER], r[TRICKS_WON + team])
+    r[HAND_POINTS + team] = makers
+    r[HAND_POINTS + 1 - team] = defenders
+    for side in range(2):
+        r[SCORE + side] += r[HAND_POINTS + side]
+        r[RUBBER_POINTS + side] += r[HAND_POINTS + side]
+    r[HAND_NUMBER] += 1
+    episode = t[T_EPISODE]
+    if episode == HAND_EPISODE:
+        r[PHASE] = HAND_OVER
+        r[TO_PLAY] = -1
+        return
+    target = t[T_TARGET]
+    if r[SCORE] >= target or r[SCORE + 1] >= target:  # at most one side can cross
+        over = True
+        if episode == RUBBER_EPISODE:
+            for side in range(2):
+                r[GAMES_WON + side] += r[SCORE + side] >= target
+            over = max(r[GAMES_WON], r[GAMES_WON + 1]) >= t[T_RUBBER_GAMES]
+            if not over:
+                fill(r, SCORE, SCORE + 2, 0)
+        if over:
+            r[PHASE] = GAME_OVER
+            r[TO_PLAY] = -1
+            return
+    r[DEALER] = (r[DEALER] + 1) % NUM_SEATS
+    deal(r, t)
+
+
+@njit(cache=True)
+def write_rewards(r, t, out):
+    """The rewards of a step that scored a hand (or ended the episode) into out (4,): the hand's points
+    margin per seat, or with win rewards +-1 (0 for a draw) when the episode ends."""
+    if not t[T_REWARD_WIN]:
+        margin = r[HAND_POINTS] - r[HAND_POINTS + 1]
+    else:
+        episode = t[T_EPISODE]
+        if episode == HAND_EPISODE:
+            over = r[PHASE] == HAND_OVER
+            lead = r[HAND_POINTS] - r[HAND_POINTS + 1]
+        elif episode == GAME_EPISODE:
+            over = r[PHASE] == GAME_OVER
+            lead = r[SCORE] - r[SCORE + 1]
+        else:
+            over = r[PHASE] == GAME_OVER
+            lead = r[GAMES_WON] - r[GAMES_WON + 1]
+        margin = ((lead > 0) - (lead < 0)) if over else 0
+    for seat in range(NUM_SEATS):
+        out[seat] = margin if seat % 2 == 0 else -margin
+
+
+@njit(cache=True)
+def is_legal(r, t, action):
+    """The action is legal for the seat to act (False for any action once the episode is over)."""
+    return 0 <= action < t[T_NUM_ACTIONS] and r[legal_at(t[T_NUM_CARDS]) + action] != 0
+
+
+@njit(cache=True)
+def step_game(r, t, action):
+    """Apply a legal `action` to a live game; True if the step scored (see `write_rewards`)."""
+    fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
+    phase = r[PHASE]
+    scored = False
+    if phase == PLAY:
+        scored = play_card(r, t, action)
+    elif phase == BID_ROUND_1 or phase == BID_ROUND_2:
+        scored = bid(r, t, action)
+    elif phase == MAKER_ALONE_PHASE:
+        maker_alone(r, t, action)
+    elif phase == DEFENDER_ALONE_PHASE:
+        defender_alone(r, t, action)
+    else:
+        discard(r, t, action)
+    update_legal(r, t)
+    return scored
+
+
+# ------------------------------------------------------------------ batched entry points
+
+
+@njit(cache=True)
+def step_rows(s, t, actions, rewards):
+    """`step_game` on every live row (finished rows are left alone); rewards (N, 4) must start at 0.
+
+    Returns -1, or the first live row whose action is illegal: then nothing has been applied.
+    """
+    n = s.phase.shape[0]
+    c, a = t[T_NUM_CARDS], t[T_NUM_ACTIONS]
+    for g in range(n):
+        if s.phase[g] < HAND_OVER and not (0 <= actions[g] < a and s.legal[g, actions[g]]):
+            return g
+    r = np.empty(legal_at(c) + a, np.int64)
+    for g in range(n):
+        if s.phase[g] >= HAND_OVER:
+            s.hand_points[g, 0] = 0
+            s.hand_points[g, 1] = 0
+            continue
+        load(s, g, r, False)
+        deals = r[DEAL_COUNT]
+        if step_game(r, t, actions[g]):
+            write_rewards(r, t, rewards[g])
+        store(r, s, g, r[DEAL_COUNT] != deals)
+    return -1
+
+
+RESTART, START_DEALT_HAND, UPDATE_LEGAL = range(3)
+"""What `prepare_rows` does to each row."""
+
+
+@njit(cache=True)
+def prepare_rows(s, t, rows, what):
+    """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
+    r = np.empty(legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS], np.int64)
+    for g in rows:
+        load(s, g, r, True)
+        if what == RESTART:
+            restart(r, t)
+        elif what == START_DEALT_HAND:
+            start_hand(r, t)
+            update_legal(r, t)
+        else:
+            update_legal(r, t)
+        store(r, s, g, True)
+
+
+@njit(cache=True)
+def observe_rows(s, t, seats, out, divide_score):
+    """`encode` every row g from seat seats[g] into out[g] (float32 or uint8)."""
+    r = np.empty(legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS], np.int64)
+    for g in range(s.phase.shape[0]):
+        load(s, g, r, False)
+        encode(r, seats[g], t, out[g], divide_score)
+
+
+@njit(cache=True)
+def hand_points_rows(t, maker, alone, lone_defender, tricks_won, rows, out):
+    """(m, 2) `hand_points` per team of the finished hands in `rows`."""
+    for i, g in enumerate(rows):
+        team = maker[g] % 2
+        makers, defenders = hand_points(t, alone[g], lone_defender[g], tricks_won[g, team])
+        out[i, team] = makers
+        out[i, 1 - team] = defenders
+
+
+# ------------------------------------------------------------------ one game (the AEC env's record)
+
+
+@njit(cache=True)
+def one_init(r, t, key):
+    """Start the game in record `r` afresh from deal key `key` (as `init` does for a row)."""
+    r[KEY] = np.int64(key)
+    r[DEAL_COUNT] = 0
+    restart(r, t)
+
+
+@njit(cache=True)
+def one_step(r, t, action, rewards):
+    """Apply `action` to the game in `r`: ILLEGAL (nothing changed), 0, or 1 when rewards (4,) were written."""
+    if r[PHASE] >= HAND_OVER:
+        fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
+        return 0
+    if not is_legal(r, t, action):
+        return ILLEGAL
+    if step_game(r, t, action):
+        write_rewards(r, t, rewards)
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def one_observe(r, t, seat, out):
+    """Seat `seat`'s float32 observation of the game in `r` into `out` (D,)."""
+    encode(r, seat, t, out, True)
+
+
+@njit(cache=True)
+def one_load(s, r):
+    """Row 0 of a state into a record."""
+    load(s, 0, r, True)
+
+
+@njit(cache=True)
+def one_store(r, s):
+    """A record into row 0 of a state."""
+    store(r, s, 0, True)

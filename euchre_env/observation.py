@@ -1,0 +1,177 @@
+"""The observation: one seat's whole information state as a vector, written by one kernel.
+
+Card features come first, 16 cells per card (`CARD_FIELDS`), then the per-hand features
+(`TAIL_FIELDS`). Seats are relative to the observer: 0 = itself, 1 = its left, 2 = its partner,
+3 = its right. `observation_layout(C)[name]` lists each feature's cells in its logical order.
+Every cell is 0 or 1 except the score cells of game and rubber episodes (points / target, and
+games won). `encode` writes float32 or uint8 observations: the same cells, except that a uint8
+observation holds the score in points (multiply by `observation_scale` for the float32 values). The encoder reads a game record (`record.py`);
+record positions are imported with an `_AT` suffix where a cell block has the same name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from euchre_env.cards import NUM_SEATS, NUM_SUITS, NUM_TRICKS, SUIT_OFFSET
+from euchre_env.record import ACTIVE as ACTIVE_AT
+from euchre_env.record import BIDS as BIDS_AT
+from euchre_env.record import DEALER as DEALER_AT
+from euchre_env.record import DISCARD as DISCARD_AT
+from euchre_env.record import GAMES_WON as GAMES_WON_AT
+from euchre_env.record import HAND as HAND_AT
+from euchre_env.record import LONE_DEFENDER as LONE_DEFENDER_AT
+from euchre_env.record import MAKER as MAKER_AT
+from euchre_env.record import MAKER_ALONE as MAKER_ALONE_AT
+from euchre_env.record import NUM_BIDS as NUM_BIDS_AT
+from euchre_env.record import ORDERED_UP as ORDERED_UP_AT
+from euchre_env.record import PHASE as PHASE_AT
+from euchre_env.record import SCORE as SCORE_AT
+from euchre_env.record import TRICK_INDEX, card_player_at, card_trick_at
+from euchre_env.record import TRICK_LEADER as TRICK_LEADER_AT
+from euchre_env.record import TRICKS_WON as TRICKS_WON_AT
+from euchre_env.record import TRUMP as TRUMP_AT
+from euchre_env.record import UPCARD as UPCARD_AT
+from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
+from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
+
+CARD_CELLS = 16
+CARD_FIELDS = (
+    ("hand", 1),
+    ("upcard", 1),
+    ("own_discard", 1),
+    ("played_by", NUM_SEATS),
+    ("played_in_trick", NUM_TRICKS),
+    ("current_trick", NUM_SEATS),
+)
+"""The observation's 16 cells per card, in order (seats relative to the observer)."""
+TAIL_FIELDS = (
+    ("upcard_turned_down", 1),
+    ("dealer", NUM_SEATS),
+    ("trump", NUM_SUITS),
+    ("maker", NUM_SEATS),
+    ("alone", NUM_SEATS),
+    ("sitting_out", NUM_SEATS),
+    ("phase", NUM_DECISION_PHASES),
+    ("tricks_won", 2 * (NUM_TRICKS + 1)),
+    ("trick_leader", NUM_TRICKS * NUM_SEATS),
+    ("bids", 2 * NUM_SEATS * (1 + NUM_SUITS)),
+    ("score", 2),
+    ("games_won", 2),
+)
+"""The observation's cells after the card records, in order."""
+
+
+def _offsets(fields: tuple) -> dict[str, int]:
+    out, at = {}, 0
+    for name, width in fields:
+        out[name] = at
+        at += width
+    return out
+
+
+_CARD = _offsets(CARD_FIELDS)
+_TAIL = _offsets(TAIL_FIELDS)
+TAIL_SIZE = sum(width for _, width in TAIL_FIELDS)
+# cell offsets as plain ints: the kernel reads them as compile-time constants
+HAND, UPCARD, OWN_DISCARD, PLAYED_BY, PLAYED_IN_TRICK, CURRENT_TRICK = (_CARD[n] for n, _ in CARD_FIELDS)
+(UPCARD_TURNED_DOWN, DEALER, TRUMP, MAKER, ALONE, SITTING_OUT, PHASE, TRICKS_WON, TRICK_LEADER, BIDS, SCORE,
+ GAMES_WON) = (_TAIL[n] for n, _ in TAIL_FIELDS)
+
+
+def observation_size(num_cards: int) -> int:
+    """Cells in an observation for a deck of `num_cards`."""
+    return CARD_CELLS * num_cards + TAIL_SIZE
+
+
+def observation_layout(num_cards: int) -> dict[str, np.ndarray]:
+    """Each feature's cells, in its logical order (card-major for card features; `current_trick` seat-major)."""
+    cards = np.arange(num_cards)
+    layout: dict[str, np.ndarray] = {}
+    for name, width in CARD_FIELDS:
+        cells = CARD_CELLS * cards[:, None] + _CARD[name] + np.arange(width)[None, :]  # (card, item)
+        layout[name] = (cells.T if name == "current_trick" else cells).reshape(-1)
+    tail = CARD_CELLS * num_cards
+    for name, width in TAIL_FIELDS:
+        layout[name] = tail + _TAIL[name] + np.arange(width)
+    return layout
+
+
+def observation_scale(num_cards: int, target_points: int) -> np.ndarray:
+    """(D,) float32: a uint8 observation times this is the float32 one (the score cells are divided by the target)."""
+    scale = np.ones(observation_size(num_cards), np.float32)
+    scale[observation_layout(num_cards)["score"]] = 1.0 / target_points
+    return scale
+
+
+@njit(cache=True)
+def encode(r, me, t, out, divide_score):
+    """Write seat `me`'s observation of the game in record `r` into `out` (D,), float32 or uint8.
+
+    `divide_score`: the score cells hold points / target (float32); else points (uint8).
+    """
+    c = t[T_NUM_CARDS]
+    for cell in range(out.shape[0]):
+        out[cell] = 0
+    held, players, tricks = HAND_AT + me * c, card_player_at(c), card_trick_at(c)
+    current = r[TRICK_INDEX]
+    for card in range(c):
+        if r[held + card]:
+            out[card * CARD_CELLS + HAND] = 1
+        player = r[players + card]
+        if player >= 0:
+            rel = (player - me) & 3
+            trick = r[tricks + card]
+            out[card * CARD_CELLS + PLAYED_BY + rel] = 1
+            out[card * CARD_CELLS + PLAYED_IN_TRICK + trick] = 1
+            if trick == current:
+                out[card * CARD_CELLS + CURRENT_TRICK + rel] = 1
+    if r[UPCARD_AT] >= 0:
+        out[r[UPCARD_AT] * CARD_CELLS + UPCARD] = 1
+    dealer = r[DEALER_AT]
+    if dealer == me and r[DISCARD_AT] >= 0:
+        out[r[DISCARD_AT] * CARD_CELLS + OWN_DISCARD] = 1
+    tail = CARD_CELLS * c
+    if r[NUM_BIDS_AT] >= NUM_SEATS and not r[ORDERED_UP_AT]:
+        out[tail + UPCARD_TURNED_DOWN] = 1
+    out[tail + DEALER + ((dealer - me) & 3)] = 1
+    if r[TRUMP_AT] >= 0:
+        out[tail + TRUMP + r[TRUMP_AT]] = 1
+    maker = r[MAKER_AT]
+    if maker >= 0:
+        out[tail + MAKER + ((maker - me) & 3)] = 1
+        if r[MAKER_ALONE_AT]:
+            out[tail + ALONE + ((maker - me) & 3)] = 1
+    if r[LONE_DEFENDER_AT] >= 0:
+        out[tail + ALONE + ((r[LONE_DEFENDER_AT] - me) & 3)] = 1
+    for seat in range(NUM_SEATS):
+        if not r[ACTIVE_AT + seat]:
+            out[tail + SITTING_OUT + ((seat - me) & 3)] = 1
+    if r[PHASE_AT] < NUM_DECISION_PHASES:
+        out[tail + PHASE + r[PHASE_AT]] = 1
+    team = me & 1
+    out[tail + TRICKS_WON + r[TRICKS_WON_AT + team]] = 1
+    out[tail + TRICKS_WON + NUM_TRICKS + 1 + r[TRICKS_WON_AT + 1 - team]] = 1
+    for trick in range(NUM_TRICKS):
+        leader = r[TRICK_LEADER_AT + trick]
+        if leader >= 0:
+            out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = 1
+    for slot in range(MAX_BIDS):
+        action = r[BIDS_AT + slot]
+        if action >= 0:
+            choice = 0 if action == c else action - c - SUIT_OFFSET + 1
+            out[tail + BIDS + slot * (1 + NUM_SUITS) + choice] = 1
+    episode = t[T_EPISODE]
+    if episode == HAND_EPISODE:
+        return
+    if divide_score:
+        target = float(t[T_TARGET])
+        out[tail + SCORE] = r[SCORE_AT + team] / target
+        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team] / target
+    else:
+        out[tail + SCORE] = r[SCORE_AT + team]
+        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team]
+    if episode == RUBBER_EPISODE:
+        out[tail + GAMES_WON] = r[GAMES_WON_AT + team]
+        out[tail + GAMES_WON + 1] = r[GAMES_WON_AT + 1 - team]

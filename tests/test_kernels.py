@@ -1,0 +1,102 @@
+"""The numba kernels: the same games as the numpy engine they replaced, the same games alone (the AEC
+env's one-game record) as in a batch, the shipped checkpoint's play, and the uint8 observations."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import SMALL_VARIANTS, random_actions
+from euchre_env.engine import Engine, OneGame, game_keys
+from euchre_env.state import FIELD_NAMES
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURE = np.load(os.path.join(FIXTURES, "engine_trajectories.npz"))
+VARIANT_NAMES = sorted(SMALL_VARIANTS)
+EPISODES = (("hand", "points"), ("game", "win"), ("rubber", "points"))
+CHECKPOINT = os.path.join(os.path.dirname(__file__), "..", "checkpoints", "euchre_ppo.pt")
+
+
+def _make_fixture():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_engine_fixture", os.path.join(FIXTURES, "make_engine_fixture.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+@pytest.mark.parametrize("episode,reward", EPISODES)
+def test_every_step_equals_the_numpy_engines_state_rewards_and_observations(name, episode, reward):
+    digests = _make_fixture().trajectory(name, episode, reward)
+    expected = FIXTURE[f"{name}/{episode}/{reward}"]
+    differ = np.flatnonzero((digests != expected).any(axis=1))
+    assert differ.size == 0, f"first different step: {differ[0] if differ.size else None}"
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+@pytest.mark.parametrize("episode,reward", EPISODES)
+def test_a_game_alone_plays_exactly_as_in_a_batch(name, episode, reward):
+    """The one-game kernels (OneGame record) and the batched ones: same states, masks, rewards, observations."""
+    engine = Engine(SMALL_VARIANTS[name], episode=episode, reward=reward)
+    n = 8
+    keys = game_keys(17, n)
+    batch = engine.init(keys)
+    games = [engine.init_one(int(k)) for k in keys]
+    rng = np.random.default_rng(17)
+    for step in range(120):
+        actions = random_actions(batch, rng)
+        rewards = engine.step(batch, actions)
+        for g, game in enumerate(games):
+            paid = engine.step_one(game, int(actions[g]))
+            assert np.array_equal(rewards[g], np.zeros(4) if paid is None else paid[0]), f"step {step}, game {g}"
+            for field in FIELD_NAMES:
+                assert np.array_equal(getattr(game.state, field)[0], getattr(batch, field)[g]), f"{step} {g} {field}"
+            for seat in range(4):
+                alone = engine.observe_one(game, seat)
+                together = engine.observe(batch, np.full(n, seat))[g]
+                assert np.array_equal(alone, together), f"step {step}, game {g}, seat {seat}"
+        done = np.flatnonzero(batch.done)
+        engine.restart(batch, done)
+        for g in done:
+            games[g] = OneGame.from_state(batch, g)
+
+
+def test_the_shipped_checkpoint_acts_as_on_the_numpy_engines_observations():
+    torch = pytest.importorskip("torch")
+    from agents.ppo import PPOAgent
+    from euchre_env.engine import Engine
+
+    obs, masks = _make_fixture().checkpoint_observations()
+    assert np.array_equal(obs, FIXTURE["checkpoint_obs"]) and np.array_equal(masks, FIXTURE["checkpoint_mask"])
+    agent = PPOAgent.from_checkpoint(Engine(episode="hand"), CHECKPOINT)
+    with torch.no_grad():
+        assert np.array_equal(agent.act(obs, masks), agent.act(FIXTURE["checkpoint_obs"], FIXTURE["checkpoint_mask"]))
+
+
+@pytest.mark.parametrize("episode", ["hand", "rubber"])
+def test_uint8_observations_are_the_same_cells_the_score_in_points(episode):
+    engine = Engine(SMALL_VARIANTS["stick_off_left"], episode=episode)
+    state = engine.init(game_keys(3, 64))
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        small = engine.observe(state, dtype=np.uint8)
+        full = engine.observe(state)
+        assert small.dtype == np.uint8
+        np.testing.assert_allclose(small * engine.observation_scale, full, rtol=1e-6)
+        if episode == "hand":
+            assert np.array_equal(small, full)
+        engine.step(state, random_actions(state, rng))
+        engine.restart(state, np.flatnonzero(state.done))
+
+
+def test_observe_refuses_other_dtypes_and_bad_seats():
+    engine = Engine()
+    state = engine.init(game_keys(0, 2))
+    with pytest.raises(ValueError, match="float32 or uint8"):
+        engine.observe(state, dtype=np.float64)
+    with pytest.raises(ValueError, match="seat numbers 0-3"):
+        engine.observe(state, np.array([0, 4]))
