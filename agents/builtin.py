@@ -14,3 +14,13 @@ def _make_ppo(engine, arg, seed):
 
 
 register("ppo", _make_ppo)
+
+
+def _make_rllib(engine, arg, seed):
+    """`rllib:PATH[,policy=ID][,sample]`; ray is imported only when an rllib bot is built."""
+    from agents.rllib import make_rllib
+
+    return make_rllib(engine, arg, seed)
+
+
+register("rllib", _make_rllib)
