@@ -5,6 +5,7 @@
     python evaluate.py heuristic pimc --rules "{deck: 32, joker: true}" --seed 1 --out results/h_vs_p
     python evaluate.py --round-robin random heuristic pimc:worlds=20 oracle --hands 10000
     python evaluate.py --config configs/tournament.yaml
+    python evaluate.py heuristic pimc --hands 10000 --ray auto         # chunks as tasks on a Ray cluster
     python evaluate.py --help
 
 From Python (train.py's periodic evaluation):
@@ -21,7 +22,7 @@ below is that pair of mirrored games.
 
 Reproducible: deal keys come from `--seed`; each chunk of `--chunk` pairs builds fresh bots seeded
 from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
-on `--workers`, and a pairing inside a round robin plays exactly as it would alone.
+on `--workers` or `--ray` (the same chunks as Ray tasks), and a pairing inside a round robin plays exactly as it would alone.
 
 Statistics: points per hand, the A-B margin per hand and A's point share are ratio estimates
 (sum over pairs / sum over pairs) with a delta-method standard error over pairs; the game win rate
@@ -624,7 +625,8 @@ def connect_ray(address: str, num_cpus: int | None = None, timeout: float = RAY_
 
     def join() -> None:
         try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, runtime_env=ray_runtime_env())
+            quiet = {} if address.startswith("ray://") else {"log_to_driver": False}  # Ray Client takes no such options
+            ray.init(address=address, runtime_env=ray_runtime_env(), **quiet)
             outcome["error"] = None
         except BaseException as error:  # noqa: BLE001 - reported below as one line
             outcome["error"] = error
