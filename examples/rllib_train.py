@@ -11,7 +11,8 @@ illegal actions in its logits, so none is ever sampled (the engine raises if one
 `--policies shared` all four seats train one policy (self-play); with `team` the partnerships train
 `team_0` and `team_1`, each against the other. The checkpoint (an `Algorithm.save_to_path` folder) is
 written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
-Prints env steps (one decision by any seat, as in train.py) per second after every iteration.
+Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
+engine and the bots reach remote env runners through Ray's runtime_env (`evaluate.ray_runtime_env`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from agents import rllib  # noqa: E402
+from evaluate import ray_runtime_env  # noqa: E402
 from euchre_env.engine import EPISODES  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 
@@ -74,7 +76,7 @@ class Args:
     """entropy bonus coefficient"""
     num_env_runners: int = 0
     """remote env runner actors (0 samples in the driver)"""
-    num_envs_per_env_runner: int = 1
+    num_envs_per_env_runner: int = 16
     """envs stepped together by each env runner"""
     hidden_size: int = 256
     """width of the network's hidden layers"""
@@ -82,11 +84,13 @@ class Args:
     """hidden layers of the trunk shared by the policy and value heads"""
     canonical_suits: bool = True
     """relabel suits so that trump (before it is made, the upcard's suit) is always the same suit"""
+    torch_threads: int = 1
+    """CPU threads for torch in this process (the driver samples and learns); 0 keeps torch's default"""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Args from defaults, then the --config file, then the command line."""
-    docs = rllib_field_docs()
+    docs = field_docs()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.rstrip("_").replace("_", "-")
@@ -116,7 +120,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     return args
 
 
-def rllib_field_docs() -> dict[str, str]:
+def field_docs() -> dict[str, str]:
     """The docstring under each Args field (they become --help)."""
     import ast
     import inspect
@@ -163,15 +167,17 @@ def ppo_config(args: Args) -> Any:
 
 
 def start_ray(args: Args) -> bool:
-    """Connect to --address or start a small local Ray; False if Ray was already running in this process."""
+    """Connect to --address or start a small local Ray, shipping the code to its workers (runtime_env
+    py_modules, as evaluate.py does); False if Ray was already running in this process."""
     import ray
 
     if ray.is_initialized():
         return False
     if args.address:
-        ray.init(address=args.address, include_dashboard=False)
+        ray.init(address=args.address, runtime_env=ray_runtime_env())
     else:
-        ray.init(num_cpus=args.num_cpus, object_store_memory=args.object_store_mb * 2**20, include_dashboard=False)
+        memory = args.object_store_mb * 2**20
+        ray.init(num_cpus=args.num_cpus, object_store_memory=memory, include_dashboard=False, runtime_env=ray_runtime_env())
     return True
 
 
@@ -179,6 +185,10 @@ def train(args: Args) -> Path:
     """Train for args.iterations, printing env steps/s; save and return the checkpoint folder."""
     import ray
 
+    if args.torch_threads > 0:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     started = start_ray(args)
     try:
         algo = ppo_config(args).build_algo()
