@@ -24,6 +24,8 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip ins
 torch = pytest.importorskip("torch")
 
 import evaluate  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
+
 from agents import rllib  # noqa: E402
 from agents.base import make_agent  # noqa: E402
 from agents.ppo import CheckpointMismatchError  # noqa: E402
@@ -233,7 +235,7 @@ def test_masked_module_never_samples_an_illegal_action():
     env = rllib.make_env({})
     space_obs, space_act = env.observation_spaces["player_0"], env.action_spaces["player_0"]
     model = rllib.module_config({}, hidden_size=32, num_layers=1)
-    module = ray.rllib.core.rl_module.rl_module.RLModuleSpec(
+    module = RLModuleSpec(
         module_class=rllib.EuchreRLModule, observation_space=space_obs, action_space=space_act, model_config=model
     ).build()
     engine, rng = Engine(), np.random.default_rng(0)
