@@ -22,7 +22,8 @@ below is that pair of mirrored games.
 
 Reproducible: deal keys come from `--seed`; each chunk of `--chunk` pairs builds fresh bots seeded
 from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
-on `--workers` or `--ray` (the same chunks as Ray tasks), and a pairing inside a round robin plays exactly as it would alone.
+on `--workers` or `--ray` (the same chunks as Ray tasks), and a pairing inside a round robin plays
+exactly as it would alone.
 
 Statistics: points per hand, the A-B margin per hand and A's point share are ratio estimates
 (sum over pairs / sum over pairs) with a delta-method standard error over pairs; the game win rate
@@ -42,6 +43,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -601,6 +603,20 @@ def _probe(address: str, timeout: float) -> None:
         raise ConnectionError(f"cannot reach a Ray cluster at {address}: {error.strerror or error}; {RAY_HINT}") from None
 
 
+def _use_auth_token() -> None:
+    """Send this machine's Ray token (~/.ray/auth_token, RAY_AUTH_TOKEN) when RAY_AUTH_MODE is unset, as `ray start` does:
+    clusters of Ray 2.60 require one by default, and without it ray.init waits on the refusals."""
+    try:
+        from ray._private.authentication.authentication_token_setup import maybe_enable_token_auth_if_token_available
+    except ImportError:  # another Ray version: RAY_AUTH_MODE is then the user's to set
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
+def _drop_sigterm_note(record: logging.LogRecord) -> bool:
+    return "SIGTERM handler is not set" not in record.getMessage()
+
+
 def connect_ray(address: str, num_cpus: int | None = None, timeout: float = RAY_CONNECT_TIMEOUT) -> bool:
     """Join the cluster at `address`, or start a local Ray (`RAY_LOCAL`, with `num_cpus`); False if already connected.
 
@@ -621,6 +637,7 @@ def connect_ray(address: str, num_cpus: int | None = None, timeout: float = RAY_
         )
         return True
     _probe(address, timeout)
+    _use_auth_token()
     outcome: dict[str, BaseException | None] = {}
 
     def join() -> None:
@@ -631,14 +648,19 @@ def connect_ray(address: str, num_cpus: int | None = None, timeout: float = RAY_
         except BaseException as error:  # noqa: BLE001 - reported below as one line
             outcome["error"] = error
 
+    # ray.init runs in a thread so that a silent address cannot hang this one; off the main thread it
+    # notes that it cannot set its SIGTERM handler, which changes nothing here, so the note is dropped.
+    worker_log = logging.getLogger("ray._private.worker")
+    worker_log.addFilter(_drop_sigterm_note)
     thread = threading.Thread(target=join, daemon=True)
     thread.start()
     thread.join(timeout)
+    worker_log.removeFilter(_drop_sigterm_note)
     if "error" not in outcome:
         raise ConnectionError(f"cannot reach a Ray cluster at {address}: no answer in {timeout:.0f} s; {RAY_HINT}")
     if outcome["error"] is not None:
-        first = str(outcome["error"]).strip().splitlines()[0] if str(outcome["error"]).strip() else type(outcome["error"]).__name__
-        raise ConnectionError(f"cannot connect to Ray at {address}: {first}; {RAY_HINT}")
+        lines = str(outcome["error"]).strip().splitlines() or [type(outcome["error"]).__name__]
+        raise ConnectionError(f"cannot connect to Ray at {address}: {lines[0].rstrip('.')}; {RAY_HINT}")
     return True
 
 

@@ -12,7 +12,8 @@ illegal actions in its logits, so none is ever sampled (the engine raises if one
 `team_0` and `team_1`, each against the other. The checkpoint (an `Algorithm.save_to_path` folder) is
 written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
 Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
-engine and the bots reach remote env runners through Ray's runtime_env (`evaluate.ray_runtime_env`).
+engine and the bots reach remote env runners through Ray's runtime_env, and Ray is joined or started
+as `evaluate.py --ray` does it (`evaluate.connect_ray`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from agents import rllib  # noqa: E402
-from evaluate import ray_runtime_env  # noqa: E402
+from evaluate import RAY_LOCAL, connect_ray  # noqa: E402
 from euchre_env.engine import EPISODES  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 
@@ -46,8 +47,6 @@ class Args:
     """Ray cluster to run on (`auto`, `HOST:PORT`); empty: start a local Ray for the run"""
     num_cpus: int = 2
     """CPUs of the local Ray (ignored with --address)"""
-    object_store_mb: int = 200
-    """object store of the local Ray, in MB (ignored with --address)"""
     seed: int = 1
     """seed of RLlib's env runners and learners"""
     rules: dict = field(default_factory=dict)
@@ -166,21 +165,6 @@ def ppo_config(args: Args) -> Any:
     )
 
 
-def start_ray(args: Args) -> bool:
-    """Connect to --address or start a small local Ray, shipping the code to its workers (runtime_env
-    py_modules, as evaluate.py does); False if Ray was already running in this process."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    if args.address:
-        ray.init(address=args.address, runtime_env=ray_runtime_env())
-    else:
-        memory = args.object_store_mb * 2**20
-        ray.init(num_cpus=args.num_cpus, object_store_memory=memory, include_dashboard=False, runtime_env=ray_runtime_env())
-    return True
-
-
 def train(args: Args) -> Path:
     """Train for args.iterations, printing env steps/s; save and return the checkpoint folder."""
     import ray
@@ -189,7 +173,7 @@ def train(args: Args) -> Path:
         import torch
 
         torch.set_num_threads(args.torch_threads)
-    started = start_ray(args)
+    started = connect_ray(args.address or RAY_LOCAL, num_cpus=args.num_cpus)  # ships the code, bounds the wait
     try:
         algo = ppo_config(args).build_algo()
         start, steps = time.perf_counter(), 0
@@ -214,10 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train from the command line; 0 on success, 2 on a bad option."""
     try:
         args = parse_args(argv)
-    except (ValueError, OSError, yaml.YAMLError) as error:
+        train(args)
+    except (ValueError, OSError, yaml.YAMLError) as error:  # ConnectionError is an OSError
         print(f"rllib_train.py: error: {error}", file=sys.stderr)
         return 2
-    train(args)
     return 0
 
 
