@@ -280,3 +280,23 @@ def test_rllib_bot_names_the_policies_and_refuses_other_rules(team_checkpoint):
         make_agent(f"rllib:{team_checkpoint},policy=team_0", Engine(Rules(deck=32)))
     greedy = make_agent(f"rllib:{team_checkpoint / rllib.MODULE_PATH / 'team_0'}", Engine())
     assert greedy.name == "rllib" and not greedy.sample
+
+
+def test_trainer_reads_its_preset_and_refuses_bad_options(capsys):
+    trainer = load_trainer()
+    args = trainer.parse_args([])
+    assert (args.policies, args.episode, args.num_envs_per_env_runner) == ("shared", "hand", 16)
+    assert trainer.main(["--policies", "seat"]) == 2
+    assert trainer.main(["--rules", "{deck: 30}"]) == 2
+    assert trainer.main(["--config", "no_such.yaml"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("rllib_train.py: error: ") for line in err)
+
+
+def test_a_checkpoint_with_a_shared_policy_plays_it_by_default(tmp_path):
+    for policy in ("shared", "team_0"):
+        (tmp_path / rllib.MODULE_PATH / policy).mkdir(parents=True)
+    assert rllib.module_folder(str(tmp_path)) == tmp_path / rllib.MODULE_PATH / "shared"
+    assert rllib.module_folder(str(tmp_path), "team_0") == tmp_path / rllib.MODULE_PATH / "team_0"
+    with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
+        rllib.module_folder(str(tmp_path / "missing"))
