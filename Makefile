@@ -13,14 +13,14 @@ $(VENV)/.installed: pyproject.toml setup.py agents/_dds.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e ".[dev,play]"
+	$(PY) -m pip install --quiet -e ".[dev,play,ray]"
 	touch $@
 
 run: $(VENV)/.installed
 	$(PY) train.py
 
 test: $(VENV)/.installed
-	$(PY) -m pytest -n 2 tests
+	$(PY) -m pytest -n 2 --dist loadgroup tests
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/throughput.py

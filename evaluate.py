@@ -5,6 +5,7 @@
     python evaluate.py heuristic pimc --rules "{deck: 32, joker: true}" --seed 1 --out results/h_vs_p
     python evaluate.py --round-robin random heuristic pimc:worlds=20 oracle --hands 10000
     python evaluate.py --config configs/tournament.yaml
+    python evaluate.py heuristic pimc --hands 10000 --ray auto         # chunks as tasks on a Ray cluster
     python evaluate.py --help
 
 From Python (train.py's periodic evaluation):
@@ -21,7 +22,8 @@ below is that pair of mirrored games.
 
 Reproducible: deal keys come from `--seed`; each chunk of `--chunk` pairs builds fresh bots seeded
 from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
-on `--workers`, and a pairing inside a round robin plays exactly as it would alone.
+on `--workers` or `--ray` (the same chunks as Ray tasks), and a pairing inside a round robin plays
+exactly as it would alone.
 
 Statistics: points per hand, the A-B margin per hand and A's point share are ratio estimates
 (sum over pairs / sum over pairs) with a delta-method standard error over pairs; the game win rate
@@ -38,13 +40,17 @@ import argparse
 import ast
 import csv
 import dataclasses
+import importlib
 import inspect
 import json
+import logging
 import math
 import multiprocessing
 import os
 import re
+import socket
 import sys
+import threading
 import time
 import typing
 import zlib
@@ -98,6 +104,8 @@ class Args:
     """seed of the deal keys and of the bots' randomness"""
     workers: int = os.cpu_count() or 1
     """processes to play chunks in; results do not depend on it"""
+    ray: str | None = None
+    """play the chunks as Ray tasks: `--ray` alone starts a local Ray (with --workers CPUs), `--ray ADDRESS` joins the cluster there (`auto`, HOST:PORT, ray://HOST:PORT); results are the same"""
     chunk: int = DEFAULT_CHUNK
     """pairs of mirrored games per chunk (results depend on it: it sets the bots' random streams)"""
     bootstrap: int = 1000
@@ -419,10 +427,11 @@ def _init_worker() -> None:
 
 
 def _start_method() -> str:
-    """fork on Linux (workers inherit what this process imported); spawn where CUDA is live here, or off Linux."""
-    torch = sys.modules.get("torch")
+    """fork on Linux (workers inherit what this process imported); spawn where CUDA or Ray is live here, or off Linux."""
+    torch, ray = sys.modules.get("torch"), sys.modules.get("ray")
     cuda_live = torch is not None and torch.cuda.is_initialized()
-    return "fork" if sys.platform.startswith("linux") and not cuda_live else "spawn"
+    ray_live = ray is not None and ray.is_initialized()  # its threads and sockets do not survive a fork
+    return "fork" if sys.platform.startswith("linux") and not cuda_live and not ray_live else "spawn"
 
 
 def _label(spec: str | Agent) -> str:
@@ -483,8 +492,10 @@ def play_matches(
     workers: int = 1,
     chunk: int = DEFAULT_CHUNK,
     progress: bool = False,
+    ray: str | None = None,
 ) -> list[MatchResult]:
-    """Duplicate matches for several pairings on the same deal keys, all chunks sharing one process pool."""
+    """Duplicate matches for several pairings on the same deal keys, all chunks sharing one process pool
+    (or, with `ray` = an address or "local", one Ray cluster: the same chunks, the same results)."""
     rules = _rules_of(engine_or_rules)
     mode, pairs = _mode_and_pairs(hands, games)
     if not isinstance(chunk, int) or chunk < 1:
@@ -499,16 +510,23 @@ def play_matches(
         for c, lo in enumerate(starts)
     ]
     in_process = any(isinstance(s, Agent) for s in bots)
-    workers = 1 if in_process else max(1, min(int(workers), len(tasks)))
+    if in_process and ray is not None:
+        raise ValueError("bots given as Agent instances play in this process; give bot specs to play on Ray")
+    workers = 1 if in_process or ray is not None else max(1, min(int(workers), len(tasks)))
     chunks: dict[tuple[int, int], dict[str, np.ndarray]] = {}
     pool = None if workers == 1 else multiprocessing.get_context(_start_method()).Pool(workers, _init_worker)
+    results = ray_results(tasks, ray) if ray is not None else None
     bar = tqdm(total=2 * pairs * len(pairings), unit="hand" if mode == HANDS else "game", disable=not progress)
     try:
-        for m, c, out in pool.imap_unordered(_run_task, tasks) if pool else map(_run_task, tasks):
+        if results is None:
+            results = pool.imap_unordered(_run_task, tasks) if pool else map(_run_task, tasks)
+        for m, c, out in results:
             chunks[m, c] = out
             bar.update(2 * out["a_points"].size)
     finally:
         bar.close()
+        if hasattr(results, "close"):
+            results.close()
         if pool is not None:
             pool.terminate()
             pool.join()
@@ -547,16 +565,151 @@ def play_match(
     workers: int = 1,
     chunk: int = DEFAULT_CHUNK,
     progress: bool = False,
+    ray: str | None = None,
 ) -> MatchResult:
     """A duplicate match of A against B: `hands` single hands or `games` games to the target.
 
     Bots are specs (`"heuristic"`, `"ppo:runs/x/ckpt.pt"`) built with the match's rules in each
     chunk, or Agent instances (played in this process, their `rng` reseeded per chunk). With
     workers > 1 chunks run in worker processes (spawned where CUDA is live in this process: then
-    call it under `if __name__ == "__main__":`).
+    call it under `if __name__ == "__main__":`). With `ray` (an address, or "local" for a Ray started
+    for the call) chunks run as Ray tasks instead, with the same results.
     """
-    options = dict(hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress)
+    options = dict(hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress, ray=ray)
     return play_matches(engine_or_rules, [(spec_a, spec_b)], **options)[0]
+
+
+# ---------------------------------------------------------------------------------------- on Ray
+
+
+RAY_LOCAL = "local"
+"""`--ray` without an address: a Ray started on this machine for the run."""
+RAY_MAX_RETRIES = 3
+"""Times a chunk is run again after its worker process or node died."""
+RAY_CONNECT_TIMEOUT = 20.0
+"""Seconds to wait for a cluster to answer before giving up (ray.init itself may wait much longer)."""
+RAY_HINT = "start one with `ray start --head`, or give --ray without an address for a local Ray"
+RAY_OBJECT_STORE = 200 * 2**20
+"""Object store of a local Ray, in bytes: results are a few arrays per chunk."""
+
+
+def ray_runtime_env() -> dict[str, Any]:
+    """Ray's job-level runtime_env that ships the engine, the bots and this module to every worker (py_modules).
+
+    `connect_ray` passes it to `ray.init`; a program that starts Ray itself passes it too.
+    """
+    import agents
+    import euchre_env
+
+    modules = [Path(agents.__file__).parent, Path(euchre_env.__file__).parent, Path(__file__).resolve()]
+    return {"py_modules": [str(p) for p in modules], "excludes": ["__pycache__", "*.pyc"]}
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Raise ConnectionError unless something listens at HOST:PORT (or ray://HOST:PORT); `auto` is left to Ray."""
+    where = address.removeprefix("ray://")
+    host, sep, port = where.rpartition(":")
+    if address == "auto":
+        return
+    if not sep or not port.isdigit():
+        raise ValueError(f"--ray: {address!r} is not an address; give HOST:PORT, ray://HOST:PORT, auto, or no value for a local Ray")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConnectionError(f"cannot reach a Ray cluster at {address}: {error.strerror or error}; {RAY_HINT}") from None
+
+
+def _use_auth_token() -> None:
+    """Send this machine's Ray token (~/.ray/auth_token, RAY_AUTH_TOKEN) when RAY_AUTH_MODE is unset, as `ray start` does:
+    clusters of Ray 2.60 require one by default, and without it ray.init waits on the refusals."""
+    try:
+        from ray._private.authentication.authentication_token_setup import maybe_enable_token_auth_if_token_available
+    except ImportError:  # another Ray version: RAY_AUTH_MODE is then the user's to set
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
+def _drop_sigterm_note(record: logging.LogRecord) -> bool:
+    return "SIGTERM handler is not set" not in record.getMessage()
+
+
+def connect_ray(address: str, num_cpus: int | None = None, timeout: float = RAY_CONNECT_TIMEOUT) -> bool:
+    """Join the cluster at `address`, or start a local Ray (`RAY_LOCAL`, with `num_cpus`); False if already connected.
+
+    The job's runtime_env ships the code (`ray_runtime_env`). Raises ConnectionError with a one-line
+    message when the cluster cannot be reached within `timeout`.
+    """
+    import ray
+
+    if ray.is_initialized():
+        return False
+    if address == RAY_LOCAL:
+        ray.init(
+            num_cpus=num_cpus,
+            object_store_memory=RAY_OBJECT_STORE,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env=ray_runtime_env(),
+        )
+        return True
+    _probe(address, timeout)
+    _use_auth_token()
+    outcome: dict[str, BaseException | None] = {}
+
+    def join() -> None:
+        try:
+            quiet = {} if address.startswith("ray://") else {"log_to_driver": False}  # Ray Client takes no such options
+            ray.init(address=address, runtime_env=ray_runtime_env(), **quiet)
+            outcome["error"] = None
+        except BaseException as error:  # noqa: BLE001 - reported below as one line
+            outcome["error"] = error
+
+    # ray.init runs in a thread so that a silent address cannot hang this one; off the main thread it
+    # notes that it cannot set its SIGTERM handler, which changes nothing here, so the note is dropped.
+    worker_log = logging.getLogger("ray._private.worker")
+    worker_log.addFilter(_drop_sigterm_note)
+    thread = threading.Thread(target=join, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    worker_log.removeFilter(_drop_sigterm_note)
+    if "error" not in outcome:
+        raise ConnectionError(f"cannot reach a Ray cluster at {address}: no answer in {timeout:.0f} s; {RAY_HINT}")
+    if outcome["error"] is not None:
+        lines = str(outcome["error"]).strip().splitlines() or [type(outcome["error"]).__name__]
+        raise ConnectionError(f"cannot connect to Ray at {address}: {lines[0].rstrip('.')}; {RAY_HINT}")
+    return True
+
+
+def _ray_play(run: Any, task: _Task) -> tuple[int, int, dict[str, np.ndarray]]:
+    """A Ray task: one chunk, played by `run` (`_run_task`)."""
+    return run(task)
+
+
+def ray_results(
+    tasks: Sequence[_Task], address: str, run: Any = None, max_retries: int = RAY_MAX_RETRIES
+) -> typing.Iterator[tuple[int, int, dict[str, np.ndarray]]]:
+    """Each chunk's (match, chunk, outcomes) as its Ray task finishes; a task whose worker dies runs again.
+
+    The tasks are those the process pool would play, so the results are the same. A Ray already
+    running in this process is used as it is (its job must ship the code: `ray_runtime_env`); one
+    started here is shut down when the iterator is exhausted or closed.
+    """
+    import ray
+
+    module = sys.modules[__name__] if __name__ != "__main__" else importlib.import_module("evaluate")
+    tasks = [module._Task(**{f.name: getattr(t, f.name) for f in dataclasses.fields(t)}) for t in tasks]
+    started = connect_ray(address)
+    remote = ray.remote(module._ray_play).options(num_cpus=1, max_retries=max_retries)
+    pending = [remote.remote(run or module._run_task, task) for task in tasks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
 
 
 # ---------------------------------------------------------------------------------------- ratings
@@ -754,6 +907,7 @@ def round_robin(
     chunk: int = DEFAULT_CHUNK,
     bootstrap: int = 1000,
     progress: bool = False,
+    ray: str | None = None,
 ) -> Tournament:
     """Every pairing of `specs` plays a duplicate match on the same deals; then the ratings."""
     specs = list(specs)
@@ -764,7 +918,7 @@ def round_robin(
     fair = check_bots(rules, specs, mode)
     pairings = [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     matches = play_matches(
-        rules, pairings, hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress
+        rules, pairings, hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress, ray=ray
     )
     return Tournament(specs, fair, matches, rate(specs, fair, matches, bootstrap=bootstrap, seed=seed))
 
@@ -999,6 +1153,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
         kw: dict[str, Any] = {"help": docs.get(f.name), "default": argparse.SUPPRESS}
         if f.name == "bots":
             parser.add_argument("bots", nargs="*", metavar="BOT", **kw)
+        elif f.name == "ray":
+            parser.add_argument(flag, nargs="?", const=RAY_LOCAL, metavar="ADDRESS", **kw)
         elif kind is bool:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
         elif kind in (list[str], dict[str, Any]):
@@ -1130,7 +1286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("give either two bots or --round-robin, not both")
         if not args.round_robin and len(args.bots) != 2:
             raise ValueError(f"a match takes exactly two bots (A and B), got {args.bots}; or use --round-robin")
-        options = dict(hands=args.hands, games=args.games, seed=args.seed, workers=args.workers, chunk=args.chunk)
+        options = dict(hands=args.hands, games=args.games, seed=args.seed, workers=args.workers, chunk=args.chunk, ray=args.ray)
         if args.hands is None and args.games is None:
             options["hands"] = DEFAULT_HANDS
         _mode_and_pairs(options["hands"], options["games"])
@@ -1139,6 +1295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict()}
         out = Path(args.out) if args.out else default_out(args, rules)
         check_out(out, config, args.overwrite)
+        if args.ray is not None:
+            connect_ray(args.ray, num_cpus=args.workers)
     except (ValueError, RulesError, OSError, yaml.YAMLError) as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
@@ -1154,7 +1312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         played, wall = match.num_hands, time.perf_counter() - start
         print(match.report())
         written = save_match(match, out, config, plots=args.plots)
-    print(f"{played:,} hands in {wall:.1f} s wall time: {played / wall:,.0f} hands/s with {args.workers} workers")
+    backend = f"{args.workers} workers" if args.ray is None else f"Ray ({args.ray})"
+    print(f"{played:,} hands in {wall:.1f} s wall time: {played / wall:,.0f} hands/s with {backend}")
     print("wrote " + ", ".join(str(p) for p in written))
     return 0
 

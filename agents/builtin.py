@@ -20,10 +20,18 @@ def _make_ppo(engine: Engine, arg: str, seed: int | None) -> Agent:
     return make_ppo(engine, arg, seed)
 
 
+def _make_rllib(engine, arg, seed):
+    """`rllib:PATH[,policy=ID][,sample]`; ray is imported only when an rllib bot is built."""
+    from agents.rllib import make_rllib
+
+    return make_rllib(engine, arg, seed)
+
+
 BUILTIN: dict[str, AgentFactory] = {
     "random": lambda engine, arg, seed: RandomAgent(engine, seed),
     "heuristic": lambda engine, arg, seed: HeuristicAgent(engine, seed),
     "pimc": make_pimc,
     "oracle": lambda engine, arg, seed: OracleAgent(engine, seed),
     "ppo": _make_ppo,
+    "rllib": _make_rllib,
 }

@@ -1,0 +1,209 @@
+"""Multi-agent PPO for Euchre with RLlib (new API stack), on a local Ray or a cluster.
+
+    pip install -e ".[ray]"
+    python examples/rllib_train.py                                  # configs/rllib_ppo.yaml
+    python examples/rllib_train.py --policies team --iterations 50  # one policy per partnership
+    python examples/rllib_train.py --address auto --num-env-runners 16   # on a running cluster
+    python evaluate.py rllib:runs/rllib/checkpoint heuristic --hands 2000
+
+The env is `euchre_v0.env()` wrapped by RLlib's `PettingZooEnv`; `agents.rllib.EuchreRLModule` masks
+illegal actions in its logits, so none is ever sampled (the engine raises if one were). With
+`--policies shared` all four seats train one policy (self-play); with `team` the partnerships train
+`team_0` and `team_1`, each against the other. The checkpoint (an `Algorithm.save_to_path` folder) is
+written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
+Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
+engine and the bots reach remote env runners through Ray's runtime_env, and Ray is joined or started
+as `evaluate.py --ray` does it (`evaluate.connect_ray`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
+
+from agents import rllib  # noqa: E402
+from evaluate import RAY_LOCAL, connect_ray  # noqa: E402
+from euchre_env.engine import EPISODES  # noqa: E402
+from euchre_env.rules import Rules  # noqa: E402
+
+
+@dataclass
+class Args:
+    config: str = "configs/rllib_ppo.yaml"
+    """YAML preset whose keys are these options (a relative path is also looked up in the repository)"""
+    run_dir: str = "runs/rllib"
+    """folder for the checkpoint (<run_dir>/checkpoint)"""
+    address: str = ""
+    """Ray cluster to run on (`auto`, `HOST:PORT`); empty: start a local Ray for the run"""
+    num_cpus: int = 2
+    """CPUs of the local Ray (ignored with --address)"""
+    seed: int = 1
+    """seed of RLlib's env runners and learners"""
+    rules: dict = field(default_factory=dict)
+    """table rules that differ from euchre_env.Rules' defaults, e.g. "{deck: 32}" """
+    episode: str = "hand"
+    """what one episode is: hand, game or rubber"""
+    reward: str = "points"
+    """points: each hand's point margin; win: +1/-1 when the episode ends"""
+    policies: str = "shared"
+    """shared: one policy for all four seats; team: one policy per partnership (team_0, team_1)"""
+    iterations: int = 20
+    """training iterations (each samples train_batch_size env steps, then updates)"""
+    train_batch_size: int = 4000
+    """env steps per iteration"""
+    minibatch_size: int = 500
+    """agent steps per SGD minibatch"""
+    num_epochs: int = 4
+    """passes over each iteration's batch"""
+    lr: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 1.0
+    """discount per decision of the same seat"""
+    lambda_: float = 0.95
+    """lambda of generalized advantage estimation"""
+    entropy_coeff: float = 0.01
+    """entropy bonus coefficient"""
+    num_env_runners: int = 0
+    """remote env runner actors (0 samples in the driver)"""
+    num_envs_per_env_runner: int = 16
+    """envs stepped together by each env runner"""
+    hidden_size: int = 256
+    """width of the network's hidden layers"""
+    num_layers: int = 2
+    """hidden layers of the trunk shared by the policy and value heads"""
+    canonical_suits: bool = True
+    """relabel suits so that trump (before it is made, the upcard's suit) is always the same suit"""
+    torch_threads: int = 1
+    """CPU threads for torch in this process (the driver samples and learns); 0 keeps torch's default"""
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """Args from defaults, then the --config file, then the command line."""
+    docs = field_docs()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.rstrip("_").replace("_", "-")
+        kind = {"bool": bool, "int": int, "float": float}.get(f.type, str)
+        if kind is bool:
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=docs[f.name])
+        else:
+            parser.add_argument(flag, dest=f.name, type=kind, default=argparse.SUPPRESS, help=docs[f.name])
+    given = vars(parser.parse_args(argv))
+    path = Path(given.get("config", Args.config))
+    if not path.exists() and (ROOT / path).exists():
+        path = ROOT / path
+    if not path.exists() and "config" in given:
+        raise ValueError(f"no config file {given['config']!r}")
+    values = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
+    unknown = sorted(set(values) - {f.name for f in dataclasses.fields(Args)})
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} in {path}")
+    values.update(given)
+    if isinstance(values.get("rules"), str):
+        values["rules"] = yaml.safe_load(values["rules"]) or {}
+    args = Args(**values)
+    Rules.from_dict(args.rules)  # a bad rule fails here, not inside an env runner
+    rllib.policy_ids(args.policies)
+    if args.episode not in EPISODES:
+        raise ValueError(f"episode must be one of {list(EPISODES)}, got {args.episode!r}")
+    return args
+
+
+def field_docs() -> dict[str, str]:
+    """The docstring under each Args field (they become --help)."""
+    import ast
+    import inspect
+
+    body = ast.parse(inspect.getsource(Args)).body[0].body
+    return {
+        node.target.id: nxt.value.value.strip()
+        for node, nxt in zip(body, body[1:])
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+    }
+
+
+def ppo_config(args: Args) -> Any:
+    """RLlib's PPOConfig for the env, the masked RLModule and the policy mapping."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    register_env(rllib.ENV_NAME, rllib.make_env)
+    env_config = {"rules": args.rules, "episode": args.episode, "reward": args.reward}
+    model = rllib.module_config(env_config, args.hidden_size, args.num_layers, args.canonical_suits)
+    ids = rllib.policy_ids(args.policies)
+    specs = {i: RLModuleSpec(module_class=rllib.EuchreRLModule, model_config=model) for i in ids}
+    return (
+        PPOConfig()
+        .environment(rllib.ENV_NAME, env_config=env_config, disable_env_checking=True)  # its check plays unmasked actions
+        .framework("torch")
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
+        .learners(num_learners=0)
+        .multi_agent(policies=set(ids), policy_mapping_fn=rllib.policy_mapping(args.policies))
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            train_batch_size_per_learner=args.train_batch_size,
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.num_epochs,
+            lr=args.lr,
+            gamma=args.gamma,
+            lambda_=args.lambda_,
+            entropy_coeff=args.entropy_coeff,
+        )
+        .debugging(seed=args.seed)
+    )
+
+
+def train(args: Args) -> Path:
+    """Train for args.iterations, printing env steps/s; save and return the checkpoint folder."""
+    import ray
+
+    if args.torch_threads > 0:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
+    started = connect_ray(args.address or RAY_LOCAL, num_cpus=args.num_cpus)  # ships the code, bounds the wait
+    try:
+        algo = ppo_config(args).build_algo()
+        start, steps = time.perf_counter(), 0
+        for it in range(1, args.iterations + 1):
+            result = algo.train()
+            steps = int(result["num_env_steps_sampled_lifetime"])
+            returns = result["env_runners"].get("module_episode_returns_mean", {})
+            shown = "  ".join(f"{k} {v:+.3f}" for k, v in sorted(returns.items()))
+            rate = steps / (time.perf_counter() - start)
+            print(f"iteration {it}: {steps} env steps, {rate:,.0f} env steps/s; mean return {shown}", flush=True)
+        checkpoint = Path(args.run_dir).resolve() / "checkpoint"
+        algo.save_to_path(str(checkpoint))
+        algo.stop()
+        print(f"done: {steps} env steps in {time.perf_counter() - start:.1f} s; checkpoint in {checkpoint}", flush=True)
+        return checkpoint
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train from the command line; 0 on success, 2 on a bad option."""
+    try:
+        args = parse_args(argv)
+        train(args)
+    except (ValueError, OSError, yaml.YAMLError) as error:  # ConnectionError is an OSError
+        print(f"rllib_train.py: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
