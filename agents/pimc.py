@@ -30,6 +30,10 @@ design: the other seats' bids follow the heuristic rather than a model fitted to
 after bidding is double-dummy (both sides see all cards), which favours the stronger hand's side;
 and the sampler does not infer hands from the bids.
 
+Both bots expose `action_values(...)`: the (n, A) mean points per hand of every legal action (NaN
+for illegal ones; a bid is worth its best plan), the labels a learned agent can imitate; `act` is
+their argmax with the heuristic's tie-break.
+
 `oracle` runs the same evaluation on the one true layout (it reads the engine state): a labelled
 cheating ceiling, never a fair opponent.
 """
@@ -263,10 +267,13 @@ class Searcher:
 
     # ------------------------------------------------------------------ play
 
-    def play_values(self, hands, trump, leader, active, trick, maker, tricks_won, alone, lone) -> np.ndarray:
+    def play_values(
+        self, hands, trump, leader, active, trick, maker, tricks_won, alone, lone, weights=None
+    ) -> np.ndarray:
         """(C,) mean points for team 0 of each card the seat to act may play (-inf if illegal).
 
-        hands (W, 4) uint64 in any seat frame whose team 0 is seats 0 and 2; tricks_won by team.
+        hands (W, 4) uint64 in any seat frame whose team 0 is seats 0 and 2; tricks_won by team;
+        weights (W,) per layout, or None for a plain mean.
         """
         remaining = NUM_TRICKS - sum(tricks_won)
         maker_team = maker % 2
@@ -276,7 +283,7 @@ class Searcher:
         maker_tricks = tricks_won[maker_team] + (values if maker_team == 0 else remaining - values)
         net = self.points[int(alone), int(lone), np.clip(maker_tricks, 0, NUM_TRICKS)]
         mine = net if maker_team == 0 else -net
-        return np.where(legal, mine.mean(axis=0), -np.inf)
+        return np.where(legal, np.average(mine, axis=0, weights=weights), -np.inf)
 
     # ------------------------------------------------------------------ bidding, alone, discard
 
@@ -295,8 +302,11 @@ class Searcher:
             return out
         return [(a, None) for a in legal]
 
-    def plan_values(self, state: EuchreState, me: int, plans: list[tuple[int, int | None]]) -> np.ndarray:
-        """(P,) mean points for `me`'s team of each plan over the W rows (layouts) of `state`."""
+    def plan_values(
+        self, state: EuchreState, me: int, plans: list[tuple[int, int | None]], weights=None
+    ) -> np.ndarray:
+        """(P,) mean points for `me`'s team of each plan over the W rows (layouts) of `state`, each
+        row weighted by `weights` (W,) or equally."""
         w, p = state.num_games, len(plans)
         eng = self.model_engine
         st = state.take(np.repeat(np.arange(w), p))
@@ -320,7 +330,7 @@ class Searcher:
             if rest.size:
                 acts[rest] = self.model.act(eng.observe(st)[rest], st.legal[rest])
             eng.step(st, acts)
-        return value.reshape(w, p).mean(axis=0)
+        return np.average(value.reshape(w, p), axis=0, weights=weights)
 
     def _contract_values(self, st: EuchreState, rows: np.ndarray, me: int) -> np.ndarray:
         """Points for `me`'s team of hands whose play is about to start (0 for a throw-in)."""
@@ -338,16 +348,29 @@ class Searcher:
         out[st.phase[rows] == Phase.PLAY] = np.where(maker_team == me % 2, net, -net)
         return out
 
-    def best_plan_action(self, state: EuchreState, me: int, preferred: int) -> int:
-        """The action now whose best plan scores highest; ties go to `preferred` (the heuristic's)."""
+    def plan_action_values(self, state: EuchreState, me: int, weights=None) -> np.ndarray:
+        """(A,) value of each legal action now (its best plan, `plan_values`), NaN for illegal ones."""
         plans = self.plans(state)
-        values = self.plan_values(state, me, plans)
-        best: dict[int, float] = {}
+        values = self.plan_values(state, me, plans, weights)
+        out = np.full(self.engine.num_actions, -np.inf)
         for (a, _), v in zip(plans, values):
-            best[a] = max(best.get(a, -np.inf), float(v))
-        top = max(best.values())
-        near = [a for a, v in best.items() if v >= top - EPSILON]
-        return preferred if preferred in near else near[0]
+            out[a] = max(out[a], v)
+        return np.where(np.isfinite(out), out, np.nan)
+
+
+def choose(values: np.ndarray, preferred: int) -> int:
+    """The action with the highest value (NaN = illegal); near-ties go to `preferred`, else the lowest id."""
+    top = np.nanmax(values)
+    if values[preferred] >= top - EPSILON:
+        return int(preferred)
+    return int(np.argmax(values >= top - EPSILON))
+
+
+def card_action_values(engine: Engine, card_values: np.ndarray) -> np.ndarray:
+    """(C,) play values (-inf illegal) -> (A,) action values (NaN for illegal and non-card actions)."""
+    out = np.full(engine.num_actions, np.nan)
+    out[: card_values.size] = np.where(np.isfinite(card_values), card_values, np.nan)
+    return out
 
 
 class PimcAgent(Agent):
@@ -360,9 +383,11 @@ class PimcAgent(Agent):
         self.worlds = worlds
         self.search = Searcher(engine, seed)
         self.heuristic = HeuristicAgent(engine, seed)
+        self.forced_rng = np.random.default_rng(self.rng.bit_generator.seed_seq.spawn(1)[0])
+        """Seeds the search of forced decisions in `action_values`, so `act`'s stream stays its own."""
 
     def act(self, obs, mask, state=None, rows=None):
-        """(n,) actions, each chosen by sampling `worlds` layouts and solving them."""
+        """(n,) actions: per decision, the highest of `action_values` (near-ties: the heuristic's choice)."""
         info = decode(self.engine, obs)
         mask = np.asarray(mask, bool)
         trick = info.current_trick()
@@ -373,12 +398,29 @@ class PimcAgent(Agent):
                 out[i] = legal[0]
                 continue
             preferred = self.heuristic.decide(info, i, mask[i], trick[i])
-            out[i] = self.decide(View.from_info(info, i), preferred)
+            out[i] = choose(self.values(View.from_info(info, i), self._seed(self.rng)), preferred)
         return out
 
-    def decide(self, view: View, preferred: int) -> int:
-        """One decision from one information set."""
-        seed = int(self.rng.integers(0, 2**63))
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) mean points per hand for the acting seat's team of each legal action; NaN if illegal.
+
+        A bid's value is that of its best plan (with the partner or alone). Forced decisions are
+        searched too, from their own random stream, so `act` is the argmax of these for the same seed.
+        """
+        info = decode(self.engine, obs)
+        mask = np.asarray(mask, bool)
+        out = np.empty(mask.shape, np.float64)
+        for i in range(mask.shape[0]):
+            forced = mask[i].sum() == 1
+            out[i] = self.values(View.from_info(info, i), self._seed(self.forced_rng if forced else self.rng))
+        return out
+
+    @staticmethod
+    def _seed(rng: np.random.Generator) -> int:
+        return int(rng.integers(0, 2**63))
+
+    def values(self, view: View, seed: int) -> np.ndarray:
+        """(A,) action values of one information set from `worlds` layouts sampled with `seed`."""
         layouts = sample_hands(self.engine, view, self.worlds, seed)
         if view.phase == Phase.PLAY:
             active = [not s for s in view.sitting_out]
@@ -394,16 +436,9 @@ class PimcAgent(Agent):
                 view.alone[view.maker],
                 lone,
             )
-            return _best_card(values, preferred)
+            return card_action_values(self.engine, values)
         state = replay(self.search.model_engine, view, layouts, self.search.model)
-        return self.search.best_plan_action(state, 0, preferred)
-
-
-def _best_card(values: np.ndarray, preferred: int) -> int:
-    top = values.max()
-    if values[preferred] >= top - EPSILON:
-        return int(preferred)
-    return int(np.argmax(values >= top - EPSILON))
+        return self.search.plan_action_values(state, 0)
 
 
 def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> EuchreState:
@@ -468,9 +503,9 @@ class OracleAgent(Agent):
         self.heuristic = HeuristicAgent(engine, seed)
 
     def act(self, obs, mask, state=None, rows=None):
-        """(n,) actions from the true layout of each game (`state` rows `rows`)."""
-        if state is None or rows is None:
-            raise ValueError("the oracle reads the engine state: call act(obs, mask, state, rows)")
+        """(n,) actions from the true layout of each game (`state` rows `rows`): the highest of
+        `action_values`, near-ties to the heuristic's choice."""
+        self._check_state(state, rows)
         info = decode(self.engine, obs)
         mask = np.asarray(mask, bool)
         trick = info.current_trick()
@@ -481,31 +516,40 @@ class OracleAgent(Agent):
                 out[i] = legal[0]
                 continue
             preferred = self.heuristic.decide(info, i, mask[i], trick[i])
-            out[i] = self._decide(state, row, preferred)
+            out[i] = choose(self.values(state, row), preferred)
         return out
 
-    def _decide(self, state: EuchreState, row: int, preferred: int) -> int:
+    def action_values(self, obs: np.ndarray, mask: np.ndarray, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+        """(n, A) points per hand for the acting seat's team of each legal action on the true layout; NaN if illegal."""
+        self._check_state(state, rows)
+        return np.stack([self.values(state, row) for row in np.asarray(rows).tolist()]).reshape(len(rows), -1)
+
+    @staticmethod
+    def _check_state(state: EuchreState | None, rows: np.ndarray | None) -> None:
+        if state is None or rows is None:
+            raise ValueError("the oracle reads the engine state: call act(obs, mask, state, rows)")
+
+    def values(self, state: EuchreState, row: int) -> np.ndarray:
+        """(A,) action values of the decision in `row` of `state`, solved on its true layout."""
         me = int(state.to_play[row])
-        if state.phase[row] == Phase.PLAY:
-            t = int(state.trick_index[row])
-            # team 0 of the solver is the absolute seats 0 and 2; flip the sign for the odd team
-            won = state.tricks_won[row].tolist()
-            maker = int(state.maker[row])
-            values = self.search.play_values(
-                hand_masks(state.hand[row])[None],
-                int(state.trump[row]),
-                int(state.trick_leader[row, t]),
-                state.active[row][None],
-                state.trick_cards[row, t][None],
-                maker,
-                won,
-                bool(state.maker_alone[row]),
-                bool(state.lone_defender[row] >= 0),
-            )
-            if me % 2:
-                values = np.where(np.isfinite(values), -values, -np.inf)
-            return _best_card(values, preferred)
-        return self.search.best_plan_action(state.take(np.array([row])), me, preferred)
+        if state.phase[row] != Phase.PLAY:
+            return self.search.plan_action_values(state.take(np.array([row])), me)
+        t = int(state.trick_index[row])
+        # team 0 of the solver is the absolute seats 0 and 2; flip the sign for the odd team
+        values = self.search.play_values(
+            hand_masks(state.hand[row])[None],
+            int(state.trump[row]),
+            int(state.trick_leader[row, t]),
+            state.active[row][None],
+            state.trick_cards[row, t][None],
+            int(state.maker[row]),
+            state.tricks_won[row].tolist(),
+            bool(state.maker_alone[row]),
+            bool(state.lone_defender[row] >= 0),
+        )
+        if me % 2:
+            values = np.where(np.isfinite(values), -values, -np.inf)
+        return card_action_values(self.engine, values)
 
 
 def _make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
