@@ -58,6 +58,11 @@ class RandomAgent(Agent):
         noise = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, noise, -1.0), axis=1)
 
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) its policy: uniform over each row's legal actions."""
+        mask = np.asarray(mask, bool)
+        return mask / mask.sum(axis=1, keepdims=True)
+
 
 AgentFactory = Callable[[Engine, str, "int | None"], Agent]
 _REGISTRY: dict[str, AgentFactory] = {}
