@@ -251,8 +251,17 @@ def sample_hands(engine: Engine, view: View, worlds: int, seed: int) -> Layouts:
     return Layouts(hands=hands, pool=out[:, POOL].copy(), dealer_has_upcard=dealer_has_upcard)
 
 
-def _lowest(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
+def _card_counts(masks: np.ndarray, num_cards: int) -> np.ndarray:
+    """Cards in each uint64 bit mask."""
+    return ((masks[..., None] >> np.arange(num_cards, dtype=np.uint64)) & np.uint64(1)).sum(axis=-1)
+
+
+def _take_lowest(pool: np.ndarray, dealt: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Move the lowest card of `pool[rows]` into `dealt[rows]` (both uint64, in place); its card ids."""
+    low = pool[rows] & (~pool[rows] + np.uint64(1))
+    pool[rows] &= ~low
+    dealt[rows] |= low
+    return np.log2(low.astype(np.float64)).astype(np.int64)
 
 
 def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np.ndarray, np.ndarray]:
@@ -261,31 +270,25 @@ def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np
     The buried card is -1 where the dealer's discard is left to the table model (or is the
     observer's own), else the card the dealer must have buried in that world.
     """
-    w = layouts.hands.shape[0]
-    up = 1 << view.upcard
-    dealt_masks = np.empty((w, NUM_SEATS), np.uint64)
+    w, c = layouts.hands.shape[0], engine.num_cards
+    up = np.uint64(1 << view.upcard)
+    played = np.array([view.played_mask(s) for s in range(NUM_SEATS)], np.uint64)
+    dealt = (layouts.hands | played) & ~up
+    if view.own_discard >= 0:
+        dealt[:, 0] = (dealt[:, 0] | np.uint64(1 << view.own_discard)) & ~up
+    pool = layouts.pool.copy()
     buried = np.full(w, -1, np.int64)
-    played = [view.played_mask(s) for s in range(NUM_SEATS)]
-    for k in range(w):
-        pool = int(layouts.pool[k])
-        for seat in range(NUM_SEATS):
-            dealt = (int(layouts.hands[k, seat]) | played[seat]) & ~up
-            if seat == 0 and view.own_discard >= 0:
-                dealt = (dealt | (1 << view.own_discard)) & ~up
-            if seat != 0 and seat == view.dealer and view.phase == Phase.PLAY and view.ordered_up:
-                if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
-                    buried[k] = view.upcard  # shown void in trump: the upcard was buried
-                elif bin(dealt).count("1") < HAND_SIZE:
-                    card = _lowest(pool)
-                    pool &= ~(1 << card)
-                    dealt |= 1 << card
-                    buried[k] = card
-            while bin(dealt).count("1") < HAND_SIZE:  # a sitting-out hand: any pool cards
-                card = _lowest(pool)
-                pool &= ~(1 << card)
-                dealt |= 1 << card
-            dealt_masks[k, seat] = dealt
-    bits = (dealt_masks[..., None] >> np.arange(engine.num_cards, dtype=np.uint64)) & np.uint64(1)
+    for seat in range(NUM_SEATS):
+        hand = dealt[:, seat]  # a view: _take_lowest fills it in place
+        if seat != 0 and seat == view.dealer and view.phase == Phase.PLAY and view.ordered_up:
+            if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
+                buried[:] = view.upcard  # shown void in trump: the upcard was buried
+            else:
+                short = np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)
+                buried[short] = _take_lowest(pool, hand, short)
+        while (short := np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)).size:  # a sitting-out hand: pool cards
+            _take_lowest(pool, hand, short)
+    bits = (dealt[..., None] >> np.arange(c, dtype=np.uint64)) & np.uint64(1)
     deals = np.nonzero(bits.astype(bool))[2].reshape(w, NUM_SEATS, HAND_SIZE).astype(np.int64)
     return deals, buried
 
