@@ -17,10 +17,10 @@ from agents.belief import resample
 from agents.heuristic import HeuristicAgent
 from agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
 from euchre_env import Engine, Rules, game_keys
-from euchre_env.infoset import decode
-from test_agents import random_position, scripted
 from euchre_env.cards import NUM_TRICKS
 from euchre_env.engine import EuchreState, Phase
+from euchre_env.infoset import decode
+from test_agents import random_position, scripted
 
 REFERENCE = pathlib.Path(__file__).parent / "data" / "pimc_reference.json"
 """Decisions `pimc` (worlds=6, seed 11) and `oracle` (seed 12) took on `positions()` before `action_values`."""
@@ -72,10 +72,6 @@ def reference_decisions(engine: Engine) -> dict[str, list[int]]:
 def test_act_takes_the_same_decisions_as_before_action_values(variant):
     expected = json.loads(REFERENCE.read_text())[variant]
     assert reference_decisions(Engine(REFERENCE_RULES[variant])) == expected
-
-
-if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
-    REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
 
 
 # ---------------------------------------------------------------------------------- action values
@@ -217,3 +213,7 @@ def test_a_learned_policy_can_be_the_model_of_the_other_seats():
     p = agent.belief.probabilities(obs, legal)
     assert np.allclose(p.sum(axis=1), 1.0) and (p[~legal] == 0).all()
     assert agent.act(obs, legal).shape == (state.num_games,)
+
+
+if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
+    REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
