@@ -56,6 +56,11 @@ class RandomAgent(Agent):
         noise = self.rng.random(mask.shape)
         return np.argmax(np.where(mask, noise, -1.0), axis=1)
 
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) its policy: uniform over each row's legal actions."""
+        mask = np.asarray(mask, bool)
+        return mask / mask.sum(axis=1, keepdims=True)
+
 
 def __getattr__(name: str):
     """`make_agent`, `register`, `registered` moved to `agents.registry` (which imports the bots, this module

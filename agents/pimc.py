@@ -28,7 +28,15 @@ throw-in scores 0. A plan that names trump is tried both with the partner and al
 the better of the two (the seat decides alone-ness itself right after naming). Approximations, by
 design: the other seats' bids follow the heuristic rather than a model fitted to them; the play
 after bidding is double-dummy (both sides see all cards), which favours the stronger hand's side;
-and the sampler does not infer hands from the bids.
+and the plain sampler does not infer hands from the bids.
+
+Inference (`pimc:infer=true`): `candidates` x `worlds` layouts are sampled uniformly as above, the
+hand's public history is replayed on each by the engine (`replay`, batched over layouts), and each
+layout is weighted by the likelihood of the other seats' bids and alone calls (and, with
+`plays=true`, their cards) under a model of those seats (`agents.belief`: `model=heuristic` by
+default, any registry bot such as `model=ppo:PATH`; softened by `eps` towards uniform play).
+Systematic resampling then keeps `worlds` draws, and the search weighs each distinct layout kept by
+how often it was drawn. A first bidder, who has seen no other seat act, searches uniform layouts.
 
 Both bots expose `action_values(...)`: the (n, A) mean points per hand of every legal action (NaN
 for illegal ones; a bid is worth its best plan), the labels a learned agent can imitate; `act` is
@@ -42,10 +50,12 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from typing import Callable
 
 import numpy as np
 
 from agents.base import Agent
+from agents.belief import make_model, resample
 from agents.heuristic import HeuristicAgent
 from agents.solver import DoubleDummy, hand_masks, sample_layouts
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
@@ -58,20 +68,53 @@ POOL = 3
 """Index of the pool (cards no active seat holds) in the sampler's output."""
 
 
-def parse_options(arg: str) -> dict[str, int]:
-    """`worlds=30` (comma-separated key=value) -> {"worlds": 30}; unknown keys raise ValueError."""
-    options = {"worlds": DEFAULT_WORLDS}
+OPTION_TYPES = {"worlds": int, "infer": bool, "candidates": int, "eps": float, "model": str, "plays": bool}
+OPTIONS_HELP = "worlds=N, infer=true|false, candidates=K, eps=E, model=BOT, plays=true|false"
+INFER_ONLY = ("candidates", "eps", "model", "plays")
+"""Options of `infer=true` (module docstring, Inference)."""
+DEFAULT_CANDIDATES = 3
+DEFAULT_EPS = 0.2
+DEFAULT_MODEL = "heuristic"
+
+
+def _option_value(key: str, value: str, arg: str):
+    kind = OPTION_TYPES[key]
+    if kind is bool:
+        if value.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"pimc option {key} takes true or false, got {value!r} in {arg!r}")
+        return value.lower() in ("true", "1")
+    if kind is str:
+        if not value:
+            raise ValueError(f"pimc option {key} needs a value (e.g. {key}=heuristic) in {arg!r}")
+        return value
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"pimc option {key} takes a number, got {value!r} in {arg!r}") from None
+
+
+def parse_options(arg: str) -> dict:
+    """`worlds=30,infer=true` (comma-separated key=value) -> {"worlds": 30, "infer": True}.
+
+    Only `worlds` is filled in when absent; bad keys or values raise ValueError naming the fix.
+    """
+    options: dict = {"worlds": DEFAULT_WORLDS}
     for item in filter(None, (part.strip() for part in arg.split(","))):
         key, sep, value = item.partition("=")
         if not sep and key.isdigit():
             key, value = "worlds", key
-        if key not in options:
-            raise ValueError(f"unknown pimc option {key!r} in {arg!r}; options: worlds=N")
-        if not value.strip().isdigit():
-            raise ValueError(f"pimc option {key}={value!r} is not a whole number; usage: pimc:worlds=N with N >= 1")
-        options[key] = int(value)
+        if key not in OPTION_TYPES:
+            raise ValueError(f"unknown pimc option {key!r} in {arg!r}; options: {OPTIONS_HELP}")
+        options[key] = _option_value(key, value.strip(), arg)
     if options["worlds"] < 1:
         raise ValueError(f"pimc needs worlds >= 1, got {options['worlds']}")
+    if options.get("candidates", 1) < 1:
+        raise ValueError(f"pimc needs candidates >= 1 (layouts drawn per world kept), got {options['candidates']}")
+    if not 0.0 < options.get("eps", DEFAULT_EPS) <= 1.0:
+        raise ValueError(f"pimc needs 0 < eps <= 1 (the model's share of uniform play), got {options['eps']}")
+    stray = [k for k in INFER_ONLY if k in options] if not options.get("infer", False) else []
+    if stray:
+        raise ValueError(f"pimc options {', '.join(stray)} only apply with infer=true; add infer=true to {arg!r}")
     return options
 
 
@@ -208,8 +251,17 @@ def sample_hands(engine: Engine, view: View, worlds: int, seed: int) -> Layouts:
     return Layouts(hands=hands, pool=out[:, POOL].copy(), dealer_has_upcard=dealer_has_upcard)
 
 
-def _lowest(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
+def _card_counts(masks: np.ndarray, num_cards: int) -> np.ndarray:
+    """Cards in each uint64 bit mask."""
+    return ((masks[..., None] >> np.arange(num_cards, dtype=np.uint64)) & np.uint64(1)).sum(axis=-1)
+
+
+def _take_lowest(pool: np.ndarray, dealt: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Move the lowest card of `pool[rows]` into `dealt[rows]` (both uint64, in place); its card ids."""
+    low = pool[rows] & (~pool[rows] + np.uint64(1))
+    pool[rows] &= ~low
+    dealt[rows] |= low
+    return np.log2(low.astype(np.float64)).astype(np.int64)
 
 
 def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np.ndarray, np.ndarray]:
@@ -218,30 +270,26 @@ def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np
     The buried card is -1 where the dealer's discard is left to the table model (or is the
     observer's own), else the card the dealer must have buried in that world.
     """
-    w = layouts.hands.shape[0]
-    up = 1 << view.upcard
-    deals = np.empty((w, NUM_SEATS, HAND_SIZE), np.int64)
+    w, c = layouts.hands.shape[0], engine.num_cards
+    up = np.uint64(1 << view.upcard)
+    played = np.array([view.played_mask(s) for s in range(NUM_SEATS)], np.uint64)
+    dealt = (layouts.hands | played) & ~up
+    if view.own_discard >= 0:
+        dealt[:, 0] = (dealt[:, 0] | np.uint64(1 << view.own_discard)) & ~up
+    pool = layouts.pool.copy()
     buried = np.full(w, -1, np.int64)
-    played = [view.played_mask(s) for s in range(NUM_SEATS)]
-    for k in range(w):
-        pool = int(layouts.pool[k])
-        for seat in range(NUM_SEATS):
-            dealt = (int(layouts.hands[k, seat]) | played[seat]) & ~up
-            if seat == 0 and view.own_discard >= 0:
-                dealt = (dealt | (1 << view.own_discard)) & ~up
-            if seat != 0 and seat == view.dealer and view.phase == Phase.PLAY and view.ordered_up:
-                if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
-                    buried[k] = view.upcard  # shown void in trump: the upcard was buried
-                elif bin(dealt).count("1") < HAND_SIZE:
-                    card = _lowest(pool)
-                    pool &= ~(1 << card)
-                    dealt |= 1 << card
-                    buried[k] = card
-            while bin(dealt).count("1") < HAND_SIZE:  # a sitting-out hand: any pool cards
-                card = _lowest(pool)
-                pool &= ~(1 << card)
-                dealt |= 1 << card
-            deals[k, seat] = [x for x in range(engine.num_cards) if (dealt >> x) & 1]
+    for seat in range(NUM_SEATS):
+        hand = dealt[:, seat]  # a view: _take_lowest fills it in place
+        if seat != 0 and seat == view.dealer and view.phase == Phase.PLAY and view.ordered_up:
+            if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
+                buried[:] = view.upcard  # shown void in trump: the upcard was buried
+            else:
+                short = np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)
+                buried[short] = _take_lowest(pool, hand, short)
+        while (short := np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)).size:  # a sitting-out hand: pool cards
+            _take_lowest(pool, hand, short)
+    bits = (dealt[..., None] >> np.arange(c, dtype=np.uint64)) & np.uint64(1)
+    deals = np.nonzero(bits.astype(bool))[2].reshape(w, NUM_SEATS, HAND_SIZE).astype(np.int64)
     return deals, buried
 
 
@@ -394,11 +442,27 @@ class PimcAgent(Agent):
 
     name = "pimc"
 
-    def __init__(self, engine: Engine, seed: int | None = None, worlds: int = DEFAULT_WORLDS):
+    def __init__(
+        self,
+        engine: Engine,
+        seed: int | None = None,
+        worlds: int = DEFAULT_WORLDS,
+        infer: bool = False,
+        candidates: int = DEFAULT_CANDIDATES,
+        eps: float = DEFAULT_EPS,
+        model: str = DEFAULT_MODEL,
+        plays: bool = False,
+    ):
         super().__init__(engine, seed)
         self.worlds = worlds
         self.search = Searcher(engine, seed)
         self.heuristic = HeuristicAgent(engine, seed)
+        self.infer = infer
+        self.candidates = candidates
+        self.plays = plays
+        self.belief = make_model(model, engine, eps, seed) if infer else None
+        if self.belief is not None and self.belief.agent.needs_full_state:
+            raise ValueError(f"model={model} reads hidden cards; pick a fair bot such as model=heuristic")
         self.forced_rng = np.random.default_rng(self.rng.bit_generator.seed_seq.spawn(1)[0])
         """Seeds the search of forced decisions in `action_values`, so `act`'s stream stays its own."""
 
@@ -437,32 +501,69 @@ class PimcAgent(Agent):
 
     def values(self, view: View, seed: int) -> np.ndarray:
         """(A,) action values of one information set from `worlds` layouts sampled with `seed`."""
+        if self.infer:
+            return self.inferred_values(view, seed)
         layouts = sample_hands(self.engine, view, self.worlds, seed)
         if view.phase == Phase.PLAY:
-            active = [not s for s in view.sitting_out]
-            lone = any(view.alone[s] for s in range(NUM_SEATS) if s % 2 != view.maker % 2)
-            values = self.search.play_values(
-                layouts.hands,
-                view.trump,
-                view.trick_leader[view.trick_index],
-                np.array(active),
-                np.array(view.current_trick()),
-                view.maker,
-                view.tricks_won,
-                view.alone[view.maker],
-                lone,
-            )
-            return card_action_values(self.engine, values)
+            return card_action_values(self.engine, self._play_values(view, layouts.hands))
         state = replay(self.search.model_engine, view, layouts, self.search.model)
         return self.search.plan_action_values(state, 0)
 
+    def _play_values(self, view: View, hands: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        active = [not s for s in view.sitting_out]
+        lone = any(view.alone[s] for s in range(NUM_SEATS) if s % 2 != view.maker % 2)
+        return self.search.play_values(
+            hands,
+            view.trump,
+            view.trick_leader[view.trick_index],
+            np.array(active),
+            np.array(view.current_trick()),
+            view.maker,
+            view.tricks_won,
+            view.alone[view.maker],
+            lone,
+            weights,
+        )
 
-def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> EuchreState:
+    def inferred_values(self, view: View, seed: int) -> np.ndarray:
+        """(A,) action values over `worlds` draws, resampled by likelihood from `candidates` x `worlds` layouts."""
+        layouts = sample_hands(self.engine, view, self.worlds * self.candidates, seed)
+        state, log_w = self.weigh(view, layouts)
+        keep, counts = resample(log_w, self.worlds, np.random.default_rng(seed))
+        if view.phase != Phase.PLAY:
+            return self.search.plan_action_values(state.take(keep), 0, counts)
+        return card_action_values(self.engine, self._play_values(view, layouts.hands[keep], counts))
+
+    def weigh(self, view: View, layouts: Layouts) -> tuple[EuchreState, np.ndarray]:
+        """Each layout replayed to the decision point, and its log-likelihood of the other seats' public
+        actions relative to the most likely layout's (0 = as likely as the likeliest)."""
+        engine = self.search.model_engine
+        log_w = np.zeros(layouts.hands.shape[0])
+
+        def score(state: EuchreState, actions: np.ndarray) -> None:
+            if self.plays or state.phase[0] != Phase.PLAY:
+                log_w[:] += self.belief.log_prob(engine.observe(state), state.legal, actions)
+
+        auction_only = view.phase == Phase.PLAY and not self.plays  # the state is not needed, only the weights
+        state = replay(engine, view, layouts, self.search.model, score, until_play=auction_only)
+        return state, log_w - log_w.max()
+
+
+def replay(
+    engine: Engine,
+    view: View,
+    layouts: Layouts,
+    model: Agent,
+    on_public: Callable[[EuchreState, np.ndarray], None] | None = None,
+    until_play: bool = False,
+) -> EuchreState:
     """W engine states (observer = seat 0) at the view's decision point, one per layout.
 
     Each layout becomes a deal (`deals_from_layouts`) and the hand's public actions are replayed on
     it by the engine; a hidden discard by another dealer is the layout's buried card or, before
-    play, the model's choice.
+    play, the model's choice. `on_public(state, actions)` is called before each public action of
+    another seat (a bid, an alone call, a card), with the W states and the action about to be taken.
+    With `until_play`, the replay stops where the play begins (only the auction is replayed).
     """
     deals, buried = deals_from_layouts(engine, view, layouts)
     w = deals.shape[0]
@@ -470,8 +571,7 @@ def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> Euchre
     state = template.take(np.zeros(w, np.int64))
     seats = np.repeat(np.arange(NUM_SEATS), HAND_SIZE)
     state.hand[:] = False
-    for k in range(w):
-        state.hand[k, seats, deals[k].reshape(-1)] = True
+    state.hand[np.repeat(np.arange(w), seats.size), np.tile(seats, w), deals.reshape(-1)] = True
     state.dealt[:] = state.hand
     bid_action = [engine.first_suit_action + s for s in range(NUM_SUITS)] + [engine.pass_action]
     played = np.flatnonzero(view.played_by >= 0)
@@ -486,6 +586,8 @@ def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> Euchre
             and int(state.num_bids[0]) == len(view.bids)
             and n_played == target_played
         ):
+            return state
+        if until_play and phase == Phase.PLAY:
             return state
         if phase >= Phase.HAND_OVER or int(state.num_bids[0]) > len(view.bids) or n_played > target_played:
             raise RuntimeError("replay of the observed actions did not reach the decision point")
@@ -503,6 +605,8 @@ def replay(engine: Engine, view: View, layouts: Layouts, model: Agent) -> Euchre
                     acts[pick] = model.act(engine.observe(state.take(pick)), state.legal[pick])
         else:
             acts = np.full(w, plays[(int(state.trick_index[0]), seat)], np.int64)
+        if on_public is not None and seat != 0 and phase != Phase.DISCARD:
+            on_public(state, acts)
         engine.step(state, acts)
 
 
@@ -569,5 +673,5 @@ class OracleAgent(Agent):
 
 
 def make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
-    """`pimc[:OPTIONS]`, e.g. `pimc:worlds=20` (see `parse_options`)."""
+    """`pimc[:worlds=N,infer=true,...]` (the registry's factory)."""
     return PimcAgent(engine, seed, **parse_options(arg))

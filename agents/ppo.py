@@ -356,6 +356,13 @@ class PPOAgent(Agent):
         u = self.rng.random((cumulative.shape[0], 1)) * cumulative[:, -1:]
         return np.argmax(cumulative > u, axis=1)
 
+    @torch.no_grad()
+    def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) the masked policy's probabilities (zero on illegal actions)."""
+        obs_t = torch.as_tensor(np.asarray(obs, np.float32), device=self.device)
+        logits, _ = self.net(obs_t, torch.as_tensor(np.asarray(mask, bool), device=self.device))
+        return torch.softmax(logits.double(), dim=-1).cpu().numpy()
+
 
 def export_policy(src: str, dst: str) -> None:
     """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states),

@@ -1,10 +1,11 @@
 """Speed of the bots: heuristic and learned-agent decisions/s, pimc ms per decision by phase, and the raw solver per layout.
 
-    python benchmarks/agents_speed.py [--games 2000] [--per-phase 200]
+    python benchmarks/agents_speed.py [--games 2000] [--per-phase 200] [--pimc pimc pimc:infer=true]
 
 CPU time of this process (one core), so the figures hold on a machine shared with other work.
 Positions are collected from heuristic self-play; pimc is timed on decisions with more than one
-legal action, one decision per call, at its default number of worlds.
+legal action, one decision per call, at its default number of worlds, on positions spread evenly over
+those collected (so over every trick of the hand).
 """
 
 from __future__ import annotations
@@ -55,12 +56,32 @@ def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> No
     print(f"ppo (shipped), one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
 
 
+def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, phase: np.ndarray, per_phase: int) -> None:
+    """Print a search bot's CPU time per decision in each phase (one decision per call)."""
+    pimc = make_agent(spec, engine, seed=0)
+    print(f"{spec} at {pimc.worlds} worlds, decisions with a choice, one per call:")
+    mean = 0.0
+    for p in range(NUM_DECISION_PHASES):
+        idx = np.flatnonzero(phase == p)
+        idx = idx[np.linspace(0, idx.size - 1, min(per_phase, idx.size)).astype(int)]  # early and late in the hand
+        if idx.size == 0:
+            continue
+        t = time.process_time()
+        for k in idx:
+            pimc.act(obs[k : k + 1], masks[k : k + 1])
+        per = (time.process_time() - t) / idx.size
+        print(f"  {Phase(p).name:15s} n={idx.size:4d}  {per * 1e3:7.2f} ms/decision  {per * 1e3 / pimc.worlds:6.3f} ms/layout")
+        mean += per * np.mean(phase == p)
+    print(f"  {'ALL':15s} {mean * 1e3:7.2f} ms/decision, the phases weighted by how often self-play meets them")
+
+
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="hands of self-play to collect positions from")
     parser.add_argument("--per-phase", type=int, default=200, help="pimc decisions timed per phase")
     parser.add_argument("--layouts", type=int, default=3000, help="random full deals for the solver timing")
+    parser.add_argument("--pimc", nargs="+", default=["pimc"], help="search bot specs to time per phase")
     args = parser.parse_args()
 
     engine = Engine(Rules())
@@ -80,17 +101,8 @@ def main() -> None:
     choice = masks.sum(axis=1) > 1
     obs, masks = obs[choice], masks[choice]
     phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
-    pimc = make_agent("pimc", engine, seed=0)
-    print(f"pimc at its default {pimc.worlds} worlds, decisions with a choice, one per call:")
-    for p in range(NUM_DECISION_PHASES):
-        idx = np.flatnonzero(phase == p)[: args.per_phase]
-        if idx.size == 0:
-            continue
-        t = time.process_time()
-        for k in idx:
-            pimc.act(obs[k : k + 1], masks[k : k + 1])
-        per = (time.process_time() - t) / idx.size
-        print(f"  {Phase(p).name:15s} n={idx.size:4d}  {per * 1e3:7.2f} ms/decision  {per * 1e3 / pimc.worlds:6.3f} ms/layout")
+    for spec in args.pimc:
+        time_search(engine, spec, obs, masks, phase, args.per_phase)
 
     rng = np.random.default_rng(0)
     for rules in (Rules(), Rules(deck=32, joker=True)):

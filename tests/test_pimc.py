@@ -8,16 +8,24 @@ import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agents import make_agent
 from agents.base import RandomAgent
+from agents.belief import resample
 from agents.heuristic import HeuristicAgent
-from agents.pimc import OracleAgent, PimcAgent, choose
+from agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
 from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
 from euchre_env.engine import EuchreState, Phase
+from euchre_env.infoset import decode
+from test_agents import random_position, scripted
 
 REFERENCE = pathlib.Path(__file__).parent / "data" / "pimc_reference.json"
 """Decisions `pimc` (worlds=6, seed 11) and `oracle` (seed 12) took on `positions()` before `action_values`."""
+
+CHECKPOINT = pathlib.Path(__file__).parent.parent / "checkpoints" / "euchre_ppo.pt"
 
 REFERENCE_RULES = {
     "default": Rules(),
@@ -66,10 +74,6 @@ def test_act_takes_the_same_decisions_as_before_action_values(variant):
     assert reference_decisions(Engine(REFERENCE_RULES[variant])) == expected
 
 
-if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
-    REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
-
-
 # ---------------------------------------------------------------------------------- action values
 
 
@@ -113,3 +117,103 @@ def test_oracle_action_values_need_the_state():
     state = engine.init(game_keys(0, 1))
     with pytest.raises(ValueError, match="reads the engine state"):
         OracleAgent(engine, 0).action_values(engine.observe(state), state.legal, None, None)
+
+
+# ---------------------------------------------------------------------------------- inference (infer=true)
+
+
+def test_inference_options_parse_and_bad_values_say_what_to_fix():
+    got = parse_options("infer=true,candidates=5,eps=0.1,model=random,plays=true")
+    assert got == {"worlds": 30, "infer": True, "candidates": 5, "eps": 0.1, "model": "random", "plays": True}
+    agent = make_agent("pimc:worlds=7,infer=true,candidates=2,eps=0.5", Engine())
+    assert (agent.worlds, agent.infer, agent.candidates, agent.belief.eps) == (7, True, 2, 0.5)
+    assert not make_agent("pimc", Engine()).infer
+    bad = {
+        "infer=maybe": "true or false",
+        "infer=true,candidates=0": "candidates >= 1",
+        "infer=true,eps=0": "0 < eps <= 1",
+        "infer=true,eps=lots": "takes a number",
+        "infer=true,model=": "needs a value",
+        "candidates=3": "only apply with infer=true",
+        "infer=false,eps=0.1": "only apply with infer=true",
+        "infer=true,prior=2": "unknown pimc option",
+    }
+    for arg, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            parse_options(arg)
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("pimc:infer=true,model=nobody", Engine())
+    with pytest.raises(ValueError, match="reads hidden cards"):
+        make_agent("pimc:infer=true,model=oracle", Engine())
+
+
+@pytest.mark.parametrize("options", [dict(model="random"), dict(model="heuristic", eps=1.0)])
+def test_an_uninformative_model_leaves_every_layout_weight_one(options):
+    engine = Engine()
+    state = positions(engine, num_games=3, seed=2, every=4)
+    info = decode(engine, engine.observe(state))
+    agent = PimcAgent(engine, seed=0, worlds=4, infer=True, candidates=3, **options)
+    for i in range(state.num_games):
+        view = View.from_info(info, i)
+        _, log_w = agent.weigh(view, sample_hands(engine, view, 12, i))
+        assert np.allclose(log_w, 0.0)
+        keep, counts = resample(log_w, 4, np.random.default_rng(i))
+        assert keep.size == 4 and (counts == 1).all()  # equal weights keep distinct layouts
+
+
+def test_an_order_up_makes_the_layouts_where_the_orderer_holds_trump_dominate():
+    engine = Engine()
+    # seat 0 passes, seat 1 orders hearts up (as the heuristic would with its hand), the dealer buries
+    hands = ["9C TC QD KS 9S", "JH JD AH KC AD", "9H TH QS KD JS", "QH JC AS TS 9D"]
+    state = scripted(engine, 3, hands, "KH", "pass hearts partner 9D")
+    view = View.from_info(decode(engine, engine.observe(state)), 0)
+    layouts = sample_hands(engine, view, 400, 5)
+    _, log_w = PimcAgent(engine, 0, infer=True, eps=0.05).weigh(view, layouts)
+    weight = np.exp(log_w - log_w.max())
+    consistent = np.isclose(log_w, log_w.max())  # the heuristic would have made every bid seen here
+    assert consistent.mean() < 0.5 and weight[consistent].sum() / weight.sum() > 0.9
+    hearts = sum(1 << engine.deck.card_id(c) for c in "JH JD AH QH TH 9H".split())
+    trumps = np.array([bin(int(h) & hearts).count("1") for h in layouts.hands[:, 1]])
+    assert (weight * trumps).sum() / weight.sum() > trumps.mean() + 0.5
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), steps=st.integers(0, 30))
+def test_resampled_layouts_still_show_the_seat_what_it_saw(seed, steps):
+    engine, state = random_position(Rules(lone_defender=True), seed, steps)
+    obs = engine.observe(state)
+    view = View.from_info(decode(engine, obs), 0)
+    agent = PimcAgent(engine, seed, worlds=5, infer=True, candidates=3, plays=True)
+    layouts = sample_hands(engine, view, 15, seed)
+    _, log_w = agent.weigh(view, layouts)
+    keep, _ = resample(log_w, 5, np.random.default_rng(seed))
+    kept = Layouts(layouts.hands[keep], layouts.pool[keep], layouts.dealer_has_upcard)
+    worlds = replay(agent.search.model_engine, view, kept, agent.search.model)
+    seen = agent.search.model_engine.observe(worlds, np.zeros(worlds.num_games, np.int64))
+    assert np.array_equal(seen, np.repeat(obs, worlds.num_games, axis=0))
+    assert (worlds.legal == state.legal[0]).all()
+
+
+def test_inferred_action_values_are_nan_where_illegal_and_act_is_their_argmax():
+    engine = Engine()
+    state = positions(engine, num_games=2, seed=6, every=3)
+    obs, legal = engine.observe(state), state.legal
+    make = lambda: PimcAgent(engine, seed=4, worlds=4, infer=True, candidates=2, plays=True)  # noqa: E731
+    values = make().action_values(obs, legal)
+    assert np.array_equal(np.isnan(values), ~legal)
+    preferred = HeuristicAgent(engine, 0).act(obs, legal)
+    assert make().act(obs, legal).tolist() == [choose(v, p) for v, p in zip(values, preferred)]
+
+
+def test_a_learned_policy_can_be_the_model_of_the_other_seats():
+    engine = Engine()
+    agent = make_agent(f"pimc:infer=true,model=ppo:{CHECKPOINT}", engine, seed=0)
+    state = positions(engine, num_games=2, seed=1, every=5)
+    obs, legal = engine.observe(state), state.legal
+    p = agent.belief.probabilities(obs, legal)
+    assert np.allclose(p.sum(axis=1), 1.0) and (p[~legal] == 0).all()
+    assert agent.act(obs, legal).shape == (state.num_games,)
+
+
+if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
+    REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")

@@ -1,0 +1,73 @@
+"""Models of how the other seats act, for weighing sampled layouts by the actions seen so far.
+
+`pimc:infer=true` replays the public history (bids, alone calls, plays) on each candidate layout
+and multiplies, over every action another seat took, the probability a model of that seat gives the
+action in that layout: P(layout | history) is proportional to the product. A model is any bot from
+the registry (`model=heuristic` by default, `model=ppo:PATH`, ...):
+
+  - a bot with `action_probabilities(obs, mask)` (a policy, e.g. `ppo`) gives its probabilities;
+  - any other bot is a deterministic choice: probability 1 for the action it would take, 0 else;
+
+and both are softened towards uniform over the legal actions, P = (1 - eps) * P_model + eps / n_legal,
+so that no layout is ruled out by a seat that plays differently from the model. A uniform model
+(`model=random`) is uninformative: every layout keeps weight 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from euchre_env.engine import Engine
+
+
+class ActionModel:
+    """A bot as a probability model of the action each seat takes, softened by `eps`."""
+
+    def __init__(self, agent: Agent, eps: float):
+        if not 0.0 < eps <= 1.0:
+            raise ValueError(f"the action model's eps must be in (0, 1], got {eps}")
+        self.agent = agent
+        self.eps = eps
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) the unsoftened model: the bot's policy, or one-hot on the action it would take."""
+        if hasattr(self.agent, "action_probabilities"):
+            return np.asarray(self.agent.action_probabilities(obs, mask), np.float64)
+        out = np.zeros(mask.shape, np.float64)
+        out[np.arange(mask.shape[0]), self.agent.act(obs, mask)] = 1.0
+        return out
+
+    def log_prob(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """(n,) log P(actions) of n decisions under the softened model."""
+        mask = np.asarray(mask, bool)
+        rows = np.arange(mask.shape[0])
+        n_legal = mask.sum(axis=1)
+        p = (1.0 - self.eps) * self.probabilities(obs, mask)[rows, actions] + self.eps / n_legal
+        return np.log(p)
+
+
+def make_model(spec: str, engine: Engine, eps: float, seed: int | None) -> ActionModel:
+    """The action model of bot `spec` (a registry spec) on `engine`."""
+    from agents.registry import make_agent  # the registry imports the search bots, which import this module
+
+    return ActionModel(make_agent(spec, engine, seed), eps)
+
+
+def resample(log_weights: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Systematic resampling of `count` draws: (distinct indices, how often each was drawn).
+
+    With equal weights over a multiple of `count` candidates, it keeps `count` distinct ones.
+    """
+    w = np.exp(log_weights - log_weights.max())
+    edges = np.cumsum(w / w.sum())
+    edges[-1] = 1.0
+    draws = np.searchsorted(edges, (rng.random() + np.arange(count)) / count, side="right")
+    index, counts = np.unique(draws, return_counts=True)
+    return index, counts.astype(np.float64)
+
+
+def effective_size(log_weights: np.ndarray) -> float:
+    """Kish's effective sample size of importance weights (= their number when all are equal)."""
+    w = np.exp(log_weights - log_weights.max())
+    return float(w.sum() ** 2 / (w**2).sum())
