@@ -32,28 +32,35 @@ def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]
 
 
 def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list[str], out: str) -> None:
-    """Held-out regrets (and evaluations) over samples seen, then the losses."""
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    """Held-out regrets, the periodic evaluations (if any) and the held-out losses over decisions seen."""
+    rows = 3 if evaluated else 2
+    fig, axes = plt.subplots(rows, 1, figsize=(8, 3.2 * rows), sharex=True)
+    top, bottom = axes[0], axes[-1]
     for tag in sorted(t for t in tags if t.startswith(HOLDOUT_PREFIX + "regret_")):
         steps, values = scalars(events, tag)
         top.plot([s / 1e6 for s in steps], values, marker=".", label=f"greedy on {tag.split('regret_')[1].replace('_', ' ')}")
-    top.set_ylabel("held-out regret (points per decision)")
-    top.set_title("Teacher value lost by acting greedily (held-out shards)")
-    top.legend(loc="upper right")
+    top.set_ylabel("regret (points per decision)")
+    top.set_title("Teacher value lost by acting greedily, held-out shards")
+    top.legend()
     if evaluated:
-        twin = top.twinx()
+        middle = axes[1]
         for bot in evaluated:
             steps, margin = scalars(events, EVAL_PREFIX + bot)
-            twin.plot([s / 1e6 for s in steps], margin, linestyle="--", marker="o", label=f"margin vs {bot}")
-        twin.axhline(0.0, color="grey", linewidth=0.8)
-        twin.set_ylabel("margin per hand (points)")
-        twin.legend(loc="lower right")
+            _, low = scalars(events, f"{EVAL_PREFIX}{bot}_low")
+            _, high = scalars(events, f"{EVAL_PREFIX}{bot}_high")
+            millions = [s / 1e6 for s in steps]
+            middle.plot(millions, margin, marker="o", label=f"vs {bot}")
+            middle.fill_between(millions, low, high, alpha=0.2)
+        middle.axhline(0.0, color="grey", linewidth=0.8)
+        middle.set_ylabel("margin per hand (points)")
+        middle.set_title("Duplicate-deal evaluation of the greedy policy (95% interval)")
+        middle.legend()
     for tag in sorted(t for t in tags if t.startswith(HOLDOUT_PREFIX) and t.endswith("_loss") and "total" not in t):
         steps, values = scalars(events, tag)
         bottom.plot([s / 1e6 for s in steps], values, marker=".", label=tag[len(HOLDOUT_PREFIX) :])
     bottom.set_xlabel("training decisions seen (millions)")
     bottom.set_ylabel("held-out loss")
-    bottom.set_yscale("log")
+    bottom.set_title("Held-out losses")
     bottom.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=110)
