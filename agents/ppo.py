@@ -356,5 +356,8 @@ if __name__ == "__main__":
     parser.add_argument("src", help="checkpoint written by train.py")
     parser.add_argument("dst", help="where to write the policy")
     cli = parser.parse_args()
-    export_policy(cli.src, cli.dst)
+    try:
+        export_policy(cli.src, cli.dst)
+    except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
+        parser.exit(2, f"python -m agents.ppo: error: {e}\n")
     print(f"wrote {cli.dst}")

@@ -209,3 +209,13 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
     )
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
+
+
+def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("python -m agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
+    assert not (scratch / "out.pt").exists()
