@@ -219,3 +219,14 @@ def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("python -m agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
     assert not (scratch / "out.pt").exists()
+
+
+def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
+    from agents.ppo import CheckpointError, read_checkpoint
+
+    policy = torch.load(EXPORT, weights_only=True)
+    damaged = {**policy, "optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}
+    torch.save(damaged, scratch / "damaged.pt")
+    with pytest.raises(CheckpointError, match="is damaged: env_state is not what train.py writes"):
+        read_checkpoint(str(scratch / "damaged.pt"), "resume")
+    read_checkpoint(str(scratch / "damaged.pt"), "play")  # its policy still plays
