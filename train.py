@@ -608,7 +608,7 @@ def announce(args: Args) -> None:
     watch = command("tensorboard")
     print(
         f"train.py: run {args.run_name}: TensorBoard logs in {run_dir}, checkpoints in {run_dir / 'checkpoints'} "
-        f"(every {args.save_interval} updates and at the end)\n"
+        f"(every {args.save_interval} update{'s' * (args.save_interval != 1)} and at the end)\n"
         f"train.py: watch it with: {watch} --logdir {args.runs_dir}",
         flush=True,
     )
