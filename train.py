@@ -542,6 +542,10 @@ def check_resume(args: Args, checkpoint: dict[str, Any], engine: Engine) -> None
             )
 
 
+RUN_FILES = "events.out.tfevents"
+"""What a run folder holds besides checkpoints/: TensorBoard event files."""
+
+
 def run_folder(args: Args) -> Path:
     """Where the run's TensorBoard logs and checkpoints go."""
     return Path(args.runs_dir) / args.run_name
@@ -563,6 +567,12 @@ def check_run_folder(args: Args) -> None:
             raise ConfigError(f"--overwrite would delete {args.resume}, the checkpoint being resumed; drop --overwrite")
         return
     if args.overwrite:
+        foreign = sorted(p.name for p in run_dir.iterdir() if p.name != "checkpoints" and not p.name.startswith(RUN_FILES))
+        if foreign:
+            raise ConfigError(
+                f"--overwrite deletes only run folders, and {run_dir} also holds {', '.join(foreign[:3])}; "
+                "remove it yourself or choose another --run-name"
+            )
         return
     latest = run_dir / "checkpoints" / "latest.pt"
     resume = f"continue it with --resume {latest}, " if latest.exists() else ""

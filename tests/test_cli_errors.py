@@ -79,6 +79,7 @@ TRAIN_ROWS = [
     ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
     ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m agents.ppo writes those)"),
     ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
+    ("overwrite_not_a_run", ["--run-name", "notes", "--overwrite"], "--overwrite deletes only run folders, and RUNS/notes also holds todo.txt"),
     ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
     ("runs_dir_a_file", ["--runs-dir", "FILES/empty.pt"], "FILES/empty.pt is a file, not a folder"),
 ]
@@ -133,6 +134,8 @@ def scratch(tmp_path_factory) -> Path:
     (files / "results" / "match.json").write_text(json.dumps({"config": config, "match": {}}))
     (base / "runs" / "taken").mkdir(parents=True)
     (base / "runs" / "taken" / "events.out.tfevents.1").write_text("an earlier run\n")
+    (base / "runs" / "notes").mkdir()
+    (base / "runs" / "notes" / "todo.txt").write_text("not a run\n")
     return base
 
 
@@ -188,7 +191,8 @@ def test_evaluate_bad_input(row, evaluate_results, scratch):
 
 
 def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
-    assert sorted(p.name for p in (scratch / "runs").iterdir()) == ["taken"]
+    assert sorted(p.name for p in (scratch / "runs").iterdir()) == ["notes", "taken"]
+    assert [p.name for p in (scratch / "runs" / "notes").iterdir()] == ["todo.txt"]
     assert [p.name for p in (scratch / "runs" / "taken").iterdir()] == ["events.out.tfevents.1"]
     assert not (scratch / "results").exists() and not (scratch / "runs" / "ppo").exists()
     assert sorted(p.name for p in (scratch / "files" / "results").iterdir()) == ["match.json"]
