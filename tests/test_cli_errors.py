@@ -114,12 +114,26 @@ EVALUATE_ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    """A working folder with bad files in FILES/ and an earlier run in RUNS/taken."""
-    base = tmp_path_factory.mktemp("cli")
+@pytest.fixture(scope="session")
+def scratch(request, tmp_path_factory) -> Path:
+    """A working folder with bad files in FILES/ and earlier runs in RUNS/. Under pytest-xdist the
+    workers share it and each table's results (the first to take the lock runs the table)."""
+    from filelock import FileLock  # a dependency of torch
+
+    shared = hasattr(request.config, "workerinput")
+    root = tmp_path_factory.getbasetemp().parent if shared else tmp_path_factory.mktemp("shared")
+    base = root / "cli"
+    with FileLock(str(root / "cli.lock")):
+        if not (base / "ready").exists():
+            make_scratch(base)
+            (base / "ready").write_text("")
+    return base
+
+
+def make_scratch(base: Path) -> None:
+    """The bad files and the earlier runs the rows name."""
     files = base / "files"
-    files.mkdir()
+    files.mkdir(parents=True)
     (files / "garbage.pt").write_bytes(bytes(range(256)) * 12)
     (files / "empty.pt").write_bytes(b"")
     (files / "truncated.pt").write_bytes(EXPORT.read_bytes()[: EXPORT.stat().st_size // 2])
@@ -136,7 +150,6 @@ def scratch(tmp_path_factory) -> Path:
     (base / "runs" / "taken" / "events.out.tfevents.1").write_text("an earlier run\n")
     (base / "runs" / "notes").mkdir()
     (base / "runs" / "notes" / "todo.txt").write_text("not a run\n")
-    return base
 
 
 def filled(text: str, base: Path) -> str:
@@ -144,18 +157,25 @@ def filled(text: str, base: Path) -> str:
 
 
 def run_table(script: str, rows: list, base: Path, extra: list[str]) -> list[dict]:
-    argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
-    table = base / f"{script}.json"
-    table.write_text(json.dumps(argvs))
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
-        cwd=base, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+    """Each row's {"code", "output"}, from one driver process (run once for all the workers)."""
+    from filelock import FileLock
+
+    results = base / f"{script}.results.json"
+    with FileLock(str(base / f"{script}.lock")):
+        if not results.exists():
+            argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
+            table = base / f"{script}.json"
+            table.write_text(json.dumps(argvs))
+            done = subprocess.run(
+                [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
+                cwd=base, capture_output=True, text=True, timeout=600,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            results.write_text(done.stdout.splitlines()[-1])
+    return json.loads(results.read_text())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def train_results(scratch) -> dict[str, dict]:
     # The tiny preset first (a row's own options come after it and win): a row that wrongly passed
     # the checks would train for seconds, not for the default 10M steps, and fail its assertions.
@@ -164,7 +184,7 @@ def train_results(scratch) -> dict[str, dict]:
     return {row[0]: result for row, result in zip(TRAIN_ROWS, results)}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def evaluate_results(scratch) -> dict[str, dict]:
     results = run_table("evaluate.py", EVALUATE_ROWS, scratch, [])
     return {row[0]: result for row, result in zip(EVALUATE_ROWS, results)}
