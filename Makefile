@@ -25,5 +25,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/throughput.py
 
+# The venv, build outputs and caches only: never runs/ or results/ (trained models and measured results).
 clean:
-	rm -rf $(VENV) runs results
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis agents/_dds*.so
+	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

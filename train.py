@@ -1183,6 +1183,10 @@ def check_resume(args: Args, checkpoint: dict[str, Any], engine: Engine) -> None
             )
 
 
+RUN_FILES = "events.out.tfevents"
+"""What a run folder holds besides checkpoints/: TensorBoard event files."""
+
+
 def run_folder(args: Args) -> Path:
     """Where the run's TensorBoard logs and checkpoints go."""
     return Path(args.runs_dir) / args.run_name
@@ -1204,6 +1208,12 @@ def check_run_folder(args: Args) -> None:
             raise ConfigError(f"--overwrite would delete {args.resume}, the checkpoint being resumed; drop --overwrite")
         return
     if args.overwrite:
+        foreign = sorted(p.name for p in run_dir.iterdir() if p.name != "checkpoints" and not p.name.startswith(RUN_FILES))
+        if foreign:
+            raise ConfigError(
+                f"--overwrite deletes only run folders, and {run_dir} also holds {', '.join(foreign[:3])}; "
+                "remove it yourself or choose another --run-name"
+            )
         return
     latest = run_dir / "checkpoints" / "latest.pt"
     resume = f"continue it with --resume {latest}, " if latest.exists() else ""
@@ -1265,7 +1275,7 @@ def announce(args: Args) -> None:
     watch = command("tensorboard")
     print(
         f"train.py: run {args.run_name}: TensorBoard logs in {run_dir}, checkpoints in {run_dir / 'checkpoints'} "
-        f"(every {args.save_interval} updates and at the end)\n"
+        f"(every {args.save_interval} update{'s' * (args.save_interval != 1)} and at the end)\n"
         f"train.py: watch it with: {watch} --logdir {args.runs_dir}",
         flush=True,
     )

@@ -232,6 +232,7 @@ TRAINING_KEYS = {
 PLAY = "play"
 RESUME = "resume"
 _EXPECTED_TYPES = {"model": dict, "model_kwargs": dict, "config": dict, "rules": dict, "observation": dict}
+_TRAINING_TYPES = {"optimizer": dict, "pool": list, "pool_count": int, "env_state": dict, "games": dict, "rng": dict}
 _FIX = "pass a checkpoint that train.py wrote, such as runs/NAME/checkpoints/latest.pt"
 
 
@@ -286,7 +287,10 @@ def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.de
         raise CheckpointError(
             f"checkpoint {path!r} has format {checkpoint['format']!r}; this version reads format {CHECKPOINT_FORMAT}"
         )
-    wrong = [k for k, kind in _EXPECTED_TYPES.items() if not isinstance(checkpoint[k], kind)]
+    expected = {**_EXPECTED_TYPES, **(_TRAINING_TYPES if purpose == RESUME else {})}
+    wrong = [k for k, kind in expected.items() if not isinstance(checkpoint[k], kind)]
+    if purpose == RESUME and not wrong and "phase" not in checkpoint["env_state"]:
+        wrong = ["env_state"]
     observation = checkpoint["observation"]
     if not wrong and not {"observation_size", "observation_layout", "num_actions"} <= set(observation):
         wrong = ["observation"]
@@ -403,5 +407,8 @@ if __name__ == "__main__":
     parser.add_argument("src", help="checkpoint written by train.py")
     parser.add_argument("dst", help="where to write the policy")
     cli = parser.parse_args()
-    export_policy(cli.src, cli.dst)
+    try:
+        export_policy(cli.src, cli.dst)
+    except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
+        parser.exit(2, f"python -m agents.ppo: error: {e}\n")
     print(f"wrote {cli.dst}")

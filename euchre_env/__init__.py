@@ -1,5 +1,8 @@
 """Euchre Lab's environment: the rules engine, the PettingZoo AEC env and the batched vector API."""
 
+__version__ = "0.1.0"
+"""Euchre Lab's version (the package's, read by pyproject.toml)."""
+
 import gymnasium
 
 from euchre_env import euchre_v0
@@ -11,6 +14,7 @@ from euchre_env.vector import EuchreVectorEnv
 gymnasium.register("EuchreSingle-v0", entry_point="euchre_env.single_agent:EuchreSingleEnv")
 
 __all__ = [
+    "__version__",
     "DealError",
     "Deck",
     "Engine",

@@ -79,6 +79,7 @@ TRAIN_ROWS = [
     ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
     ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m agents.ppo writes those)"),
     ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
+    ("overwrite_not_a_run", ["--run-name", "notes", "--overwrite"], "--overwrite deletes only run folders, and RUNS/notes also holds todo.txt"),
     ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
     ("runs_dir_a_file", ["--runs-dir", "FILES/empty.pt"], "FILES/empty.pt is a file, not a folder"),
 ]
@@ -113,12 +114,26 @@ EVALUATE_ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory) -> Path:
-    """A working folder with bad files in FILES/ and an earlier run in RUNS/taken."""
-    base = tmp_path_factory.mktemp("cli")
+@pytest.fixture(scope="session")
+def scratch(request, tmp_path_factory) -> Path:
+    """A working folder with bad files in FILES/ and earlier runs in RUNS/. Under pytest-xdist the
+    workers share it and each table's results (the first to take the lock runs the table)."""
+    from filelock import FileLock  # a dependency of torch
+
+    shared = hasattr(request.config, "workerinput")
+    root = tmp_path_factory.getbasetemp().parent if shared else tmp_path_factory.mktemp("shared")
+    base = root / "cli"
+    with FileLock(str(root / "cli.lock")):
+        if not (base / "ready").exists():
+            make_scratch(base)
+            (base / "ready").write_text("")
+    return base
+
+
+def make_scratch(base: Path) -> None:
+    """The bad files and the earlier runs the rows name."""
     files = base / "files"
-    files.mkdir()
+    files.mkdir(parents=True)
     (files / "garbage.pt").write_bytes(bytes(range(256)) * 12)
     (files / "empty.pt").write_bytes(b"")
     (files / "truncated.pt").write_bytes(EXPORT.read_bytes()[: EXPORT.stat().st_size // 2])
@@ -133,7 +148,8 @@ def scratch(tmp_path_factory) -> Path:
     (files / "results" / "match.json").write_text(json.dumps({"config": config, "match": {}}))
     (base / "runs" / "taken").mkdir(parents=True)
     (base / "runs" / "taken" / "events.out.tfevents.1").write_text("an earlier run\n")
-    return base
+    (base / "runs" / "notes").mkdir()
+    (base / "runs" / "notes" / "todo.txt").write_text("not a run\n")
 
 
 def filled(text: str, base: Path) -> str:
@@ -141,18 +157,25 @@ def filled(text: str, base: Path) -> str:
 
 
 def run_table(script: str, rows: list, base: Path, extra: list[str]) -> list[dict]:
-    argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
-    table = base / f"{script}.json"
-    table.write_text(json.dumps(argvs))
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
-        cwd=base, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+    """Each row's {"code", "output"}, from one driver process (run once for all the workers)."""
+    from filelock import FileLock
+
+    results = base / f"{script}.results.json"
+    with FileLock(str(base / f"{script}.lock")):
+        if not results.exists():
+            argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
+            table = base / f"{script}.json"
+            table.write_text(json.dumps(argvs))
+            done = subprocess.run(
+                [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
+                cwd=base, capture_output=True, text=True, timeout=600,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            results.write_text(done.stdout.splitlines()[-1])
+    return json.loads(results.read_text())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def train_results(scratch) -> dict[str, dict]:
     # The tiny preset first (a row's own options come after it and win): a row that wrongly passed
     # the checks would train for seconds, not for the default 10M steps, and fail its assertions.
@@ -161,7 +184,7 @@ def train_results(scratch) -> dict[str, dict]:
     return {row[0]: result for row, result in zip(TRAIN_ROWS, results)}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def evaluate_results(scratch) -> dict[str, dict]:
     results = run_table("evaluate.py", EVALUATE_ROWS, scratch, [])
     return {row[0]: result for row, result in zip(EVALUATE_ROWS, results)}
@@ -188,7 +211,8 @@ def test_evaluate_bad_input(row, evaluate_results, scratch):
 
 
 def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
-    assert sorted(p.name for p in (scratch / "runs").iterdir()) == ["taken"]
+    assert sorted(p.name for p in (scratch / "runs").iterdir()) == ["notes", "taken"]
+    assert [p.name for p in (scratch / "runs" / "notes").iterdir()] == ["todo.txt"]
     assert [p.name for p in (scratch / "runs" / "taken").iterdir()] == ["events.out.tfevents.1"]
     assert not (scratch / "results").exists() and not (scratch / "runs" / "ppo").exists()
     assert sorted(p.name for p in (scratch / "files" / "results").iterdir()) == ["match.json"]
@@ -209,3 +233,24 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
     )
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
+
+
+def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("python -m agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
+    assert not (scratch / "out.pt").exists()
+
+
+def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
+    from agents.ppo import CheckpointError, read_checkpoint
+
+    policy = torch.load(EXPORT, weights_only=True)
+    damaged = {**policy, "optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}
+    torch.save(damaged, scratch / "damaged.pt")
+    with pytest.raises(CheckpointError, match="is damaged: env_state is not what train.py writes"):
+        read_checkpoint(str(scratch / "damaged.pt"), "resume")
+    read_checkpoint(str(scratch / "damaged.pt"), "play")  # its policy still plays

@@ -316,7 +316,7 @@ def test_overwrite_replaces_an_earlier_run_and_the_start_says_where_everything_g
     first, second = done.stdout.splitlines()[:2]
     assert first == (
         f"train.py: run again: TensorBoard logs in {earlier}, checkpoints in {earlier / 'checkpoints'} "
-        "(every 1 updates and at the end)"
+        "(every 1 update and at the end)"
     )
     assert second.startswith("train.py: watch it with: ") and second.endswith(f"tensorboard --logdir {tmp_path}")
     saved = torch.load(earlier / "checkpoints" / "latest.pt", weights_only=True)
