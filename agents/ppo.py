@@ -232,7 +232,10 @@ TRAINING_KEYS = {
 PLAY = "play"
 RESUME = "resume"
 _EXPECTED_TYPES = {"model": dict, "model_kwargs": dict, "config": dict, "rules": dict, "observation": dict}
-_TRAINING_TYPES = {"optimizer": dict, "pool": list, "pool_count": int, "env_state": dict, "games": dict, "rng": dict}
+_TRAINING_TYPES = {
+    "ppo": {"optimizer": dict, "pool": list, "pool_count": int, "env_state": dict, "games": dict, "rng": dict},
+    "distill": {"optimizer": dict, "teacher": dict, "rng": dict},
+}
 _FIX = "pass a checkpoint that train.py wrote, such as runs/NAME/checkpoints/latest.pt"
 
 
@@ -287,9 +290,9 @@ def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.de
         raise CheckpointError(
             f"checkpoint {path!r} has format {checkpoint['format']!r}; this version reads format {CHECKPOINT_FORMAT}"
         )
-    expected = {**_EXPECTED_TYPES, **(_TRAINING_TYPES if purpose == RESUME else {})}
+    expected = {**_EXPECTED_TYPES, **(_TRAINING_TYPES[stage] if purpose == RESUME else {})}
     wrong = [k for k, kind in expected.items() if not isinstance(checkpoint[k], kind)]
-    if purpose == RESUME and not wrong and "phase" not in checkpoint["env_state"]:
+    if purpose == RESUME and stage == "ppo" and not wrong and "phase" not in checkpoint["env_state"]:
         wrong = ["env_state"]
     observation = checkpoint["observation"]
     if not wrong and not {"observation_size", "observation_layout", "num_actions"} <= set(observation):

@@ -61,7 +61,7 @@ TRAIN_ROWS = [
     ("device_unknown", ["--device", "gpu"], "--device 'gpu' is not a torch device"),
     ("opponent_unknown", ["--opponent-mix", "self=0.5,heuristc=0.5"], "--opponent-mix: unknown agent 'heuristc'"),
     ("opponent_weightless", ["--opponent-mix", "self"], "opponent_mix entry 'self' is not NAME=NUMBER"),
-    ("opponent_bad_pimc", ["--opponent-mix", "self=1,pimc:worlds=abc=1"], "pimc option worlds='abc' is not a whole number"),
+    ("opponent_bad_pimc", ["--opponent-mix", "self=1,pimc:worlds=abc=1"], "pimc option worlds takes a number, got 'abc'"),
     ("opponent_garbage_ppo", ["--opponent-mix", "self=1,ppo:FILES/garbage.pt=1"], "is not a torch checkpoint"),
     ("eval_unknown", ["--eval-opponents", "heuristc=100"], "--eval-opponents: unknown agent 'heuristc'"),
     ("eval_hands", ["--eval-opponents", "heuristic=0.5"], "the hands must be a whole number of at least 2"),
@@ -87,7 +87,7 @@ TRAIN_ROWS = [
 EVALUATE_ROWS = [
     ("one_bot", ["heuristic"], "a match takes exactly two bots"),
     ("unknown_bot", ["heuristc", "random"], "unknown agent 'heuristc'; known agents:"),
-    ("pimc_worlds_abc", ["pimc:worlds=abc", "random"], "pimc option worlds='abc' is not a whole number"),
+    ("pimc_worlds_abc", ["pimc:worlds=abc", "random"], "pimc option worlds takes a number, got 'abc'"),
     ("pimc_unknown_option", ["pimc:depth=3", "random"], "unknown pimc option 'depth'"),
     ("ppo_garbage", ["ppo:FILES/garbage.pt", "random"], f"'FILES/garbage.pt' is not a torch checkpoint; {FIX}"),
     ("ppo_empty", ["ppo:FILES/empty.pt", "random"], "'FILES/empty.pt' is empty (0 bytes"),
