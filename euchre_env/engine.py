@@ -22,7 +22,7 @@ from euchre_env.observation import (
     observation_scale,
     observation_size,
 )
-from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, legal_at, load, record_size, store
+from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, legal_at, record_size
 from euchre_env.rules import Rules
 from euchre_env.state import (
     EPISODE_GAME,
@@ -62,7 +62,7 @@ class OneGame:
     def __init__(self, num_cards: int, num_actions: int):
         self.record = np.zeros(record_size(num_cards, num_actions), np.int64)
         self._state = EuchreState.empty(1, num_cards, num_actions)
-        load(self._state.arrays(), 0, self.record, True)
+        kernels.one_load(self._state.arrays(), 0, self.record)
         self._synced = True
 
     @classmethod
@@ -74,18 +74,18 @@ class OneGame:
 
     def read(self, state: EuchreState, row: int = 0) -> None:
         """Take every field from `row` of a batched state (same deck and actions)."""
-        load(state.arrays(), row, self.record, True)
+        kernels.one_load(state.arrays(), row, self.record)
         self._synced = False
 
     def write(self, state: EuchreState, row: int = 0) -> None:
         """Put every field into `row` of a batched state (same deck and actions)."""
-        store(self.record, state.arrays(), row, True)
+        kernels.one_store(self.record, state.arrays(), row)
 
     @property
     def state(self) -> EuchreState:
         """The game as a 1-row `EuchreState`."""
         if not self._synced:
-            store(self.record, self._state.arrays(), 0, True)
+            kernels.one_store(self.record, self._state.arrays(), 0)
             self._synced = True
         return self._state
 

@@ -2,13 +2,12 @@
 
 `EuchreState` holds N games in numpy arrays (every field's first axis is the game). `FIELDS` lists
 each field with its dtype, its shape after the game axis and the value it holds before a game is
-dealt; `GameArrays` is the same fields as the named tuple the rule kernels take (`kernels.py`).
+dealt; `EuchreState.arrays()` is the same fields as the tuple the kernels take (`kernels.py`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import namedtuple
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -92,8 +91,8 @@ FIELDS = (
 """Every field of a state: (name, dtype, shape after the game axis, value before a deal)."""
 FIELD_NAMES = tuple(f[0] for f in FIELDS)
 
-GameArrays = namedtuple("GameArrays", FIELD_NAMES)
-"""The fields of a state as the kernels take them (`record.load` / `record.store` move a row)."""
+PHASE_FIELD, HAND_POINTS_FIELD, LEGAL_FIELD = (FIELD_NAMES.index(n) for n in ("phase", "hand_points", "legal"))
+"""Positions in `EuchreState.arrays()` the batched kernels read directly."""
 
 
 def field_shape(shape: tuple, num_cards: int, num_actions: int) -> tuple[int, ...]:
@@ -164,9 +163,9 @@ class EuchreState:
         """A new state holding only the given rows (copied)."""
         return EuchreState(**{f.name: getattr(self, f.name)[rows].copy() for f in dataclasses.fields(self)})
 
-    def arrays(self) -> GameArrays:
-        """The fields as the kernels take them; each must be C-contiguous with its `FIELDS` dtype."""
-        return GameArrays(*(getattr(self, name) for name in FIELD_NAMES))
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The fields in `FIELDS` order, as the kernels take them (each C-contiguous, of its `FIELDS` dtype)."""
+        return tuple([getattr(self, name) for name in FIELD_NAMES])
 
     @property
     def done(self) -> np.ndarray:

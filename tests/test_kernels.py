@@ -10,6 +10,7 @@ import pytest
 
 from conftest import SMALL_VARIANTS, random_actions
 from euchre_env.engine import Engine, OneGame, game_keys
+from euchre_env.rules import Rules
 from euchre_env.state import FIELD_NAMES
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
@@ -37,11 +38,23 @@ def test_every_step_equals_the_numpy_engines_state_rewards_and_observations(name
     assert differ.size == 0, f"first different step: {differ[0] if differ.size else None}"
 
 
-@pytest.mark.parametrize("name", VARIANT_NAMES)
-@pytest.mark.parametrize("episode,reward", EPISODES)
-def test_a_game_alone_plays_exactly_as_in_a_batch(name, episode, reward):
+ALONE_CONFIGS = {
+    **{f"{name}/{episode}/{reward}": (SMALL_VARIANTS[name], episode, reward)
+       for name in VARIANT_NAMES for episode, reward in EPISODES},
+    **{f"openspiel(lone={lone}, stick={stick})/hand/points": (
+        Rules.openspiel(allow_lone_defender=lone, stick_the_dealer=stick), "hand", "points")
+       for lone in (False, True) for stick in (False, True)},
+    "lone_defenders_stick_off_redeal/hand/win": (
+        Rules(lone_defender=True, stick_the_dealer=False, throw_in_ends_hand_episode=False), "hand", "win"),
+}
+"""Every rules config of the equivalence tests (conftest's variants, the OpenSpiel differential test's four)."""
+
+
+@pytest.mark.parametrize("config", sorted(ALONE_CONFIGS))
+def test_a_game_alone_plays_exactly_as_in_a_batch(config):
     """The one-game kernels (OneGame record) and the batched ones: same states, masks, rewards, observations."""
-    engine = Engine(SMALL_VARIANTS[name], episode=episode, reward=reward)
+    rules, episode, reward = ALONE_CONFIGS[config]
+    engine = Engine(rules, episode=episode, reward=reward)
     n = 8
     keys = game_keys(17, n)
     batch = engine.init(keys)

@@ -321,7 +321,8 @@ def test_a_person_plays_a_full_hand_in_headless_chromium_by_clicking(tmp_path):
             browser.find_element(By.ID, "start-game").click()
             clicked = _click_through_hands(browser, tmp_path)
             browser.save_screenshot(str(tmp_path / "after_hand.png"))
-            errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+            # A click that races a bot's move is answered 409 (stale) by design; the page shows it and goes on.
+            errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and "409" not in e["message"]]
         finally:
             browser.quit()
     assert clicked["card"] >= 1 and clicked["call"] >= 1, clicked
