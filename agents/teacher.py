@@ -34,8 +34,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent, parse_weighted
-from agents.pimc import Searcher
-from agents.solver import hand_masks
+from agents.pimc import OracleAgent, Searcher
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.rules import Rules
 
@@ -81,40 +80,20 @@ class TeacherSettings:
 # ---------------------------------------------------------------- labels
 
 
-def true_values(searcher: Searcher, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+def true_values(oracle: OracleAgent, state: EuchreState, rows: np.ndarray) -> np.ndarray:
     """(len(rows), A) double-dummy value of each legal action on the true layout; NaN for illegal actions.
 
-    Values are the acting seat's side's net points for the hand (`Searcher` scores with the engine).
+    Values are the acting seat's side's net points for the hand: card decisions are the oracle's own
+    (one solver call each), the other decisions its rollouts, batched over all the rows at once.
     """
     rows = np.asarray(rows, np.int64)
-    out = np.full((rows.size, searcher.engine.num_actions), np.nan)
+    out = np.full((rows.size, oracle.engine.num_actions), np.nan)
     play = state.phase[rows] == Phase.PLAY
     for i in np.flatnonzero(play):
-        out[i] = _play_values(searcher, state, int(rows[i]))
+        out[i] = oracle.values(state, int(rows[i]))
     rest = np.flatnonzero(~play)
     if rest.size:
-        out[rest] = _plan_values(searcher, state, rows[rest])
-    return out
-
-
-def _play_values(searcher: Searcher, state: EuchreState, row: int) -> np.ndarray:
-    """(A,) each legal card's value for the seat to act in `row` (one solver call)."""
-    t = int(state.trick_index[row])
-    values = searcher.play_values(
-        hand_masks(state.hand[row])[None],
-        int(state.trump[row]),
-        int(state.trick_leader[row, t]),
-        state.active[row][None],
-        state.trick_cards[row, t][None],
-        int(state.maker[row]),
-        state.tricks_won[row].tolist(),
-        bool(state.maker_alone[row]),
-        bool(state.lone_defender[row] >= 0),
-    )
-    if int(state.to_play[row]) % 2:  # the solver's values are for team 0
-        values = -values
-    out = np.full(searcher.engine.num_actions, np.nan)
-    out[: values.size] = np.where(np.isfinite(values), values, np.nan)
+        out[rest] = _plan_values(oracle.search, state, rows[rest])
     return out
 
 
@@ -149,7 +128,7 @@ class ShardPlayer:
         self.mix = parse_weighted(settings.behaviour, "behaviour")
         self.weights = np.array([w for _, w in self.mix]) / sum(w for _, w in self.mix)
         self.bots = [make_agent(spec, self.engine, seed=settings.seed) for spec, _ in self.mix]
-        self.searcher = Searcher(self.engine, settings.seed)
+        self.oracle = OracleAgent(self.engine, settings.seed)
         self.pimc = make_agent(f"pimc:worlds={settings.pimc_worlds}", self.engine, seed=settings.seed)
 
     def reseed(self, shard: int) -> np.random.Generator:
@@ -158,7 +137,7 @@ class ShardPlayer:
         children = seq.spawn(len(self.bots) + 5)
         for bot, child in zip(self.bots, children):
             bot.rng = np.random.default_rng(child)
-        self.searcher.model.rng = np.random.default_rng(children[-1])
+        self.oracle.search.model.rng = np.random.default_rng(children[-1])
         self.pimc.rng = np.random.default_rng(children[-2])
         self.pimc.forced_rng = np.random.default_rng(children[-3])
         self.pimc.search.model.rng = np.random.default_rng(children[-4])
@@ -203,7 +182,7 @@ class ShardPlayer:
     def _record(self, state, rows, obs, mask, actions) -> dict[str, np.ndarray]:
         """One step's labelled decisions (the outcome is filled in when the hands end)."""
         if self.settings.label == "true":
-            values = true_values(self.searcher, state, rows)
+            values = true_values(self.oracle, state, rows)
         else:
             values = pimc_values(self.pimc, obs, mask)
         return {

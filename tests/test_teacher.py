@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicAgent
-from agents.pimc import Searcher, score_table
+from agents.pimc import OracleAgent, score_table
 from agents.solver import DoubleDummy, hand_masks
 from agents.teacher import (
     MANIFEST,
@@ -66,10 +66,10 @@ def solved_points(engine: Engine, state, me: int) -> float:
 @pytest.mark.parametrize("name", RULES)
 def test_card_label_equals_a_solver_call_on_the_layout_after_the_card(name):
     engine = Engine(RULES[name])
-    searcher = Searcher(engine, seed=0)
+    oracle = OracleAgent(engine, seed=0)
     checked = 0
     for state, row in random_positions(engine, 11, {Phase.PLAY}):
-        values = true_values(searcher, state, np.array([row]))[0]
+        values = true_values(oracle, state, np.array([row]))[0]
         me = int(state.to_play[0])
         assert np.array_equal(np.isfinite(values), state.legal[0])
         for card in np.flatnonzero(state.legal[0]):
@@ -84,7 +84,7 @@ def test_card_label_equals_a_solver_call_on_the_layout_after_the_card(name):
 
 def test_last_trick_label_is_the_hands_true_score():
     engine = Engine()
-    searcher = Searcher(engine, seed=0)
+    oracle = OracleAgent(engine, seed=0)
     rng = np.random.default_rng(5)
     state = engine.init(game_keys(5, 16))
     while not (state.trick_index == NUM_TRICKS - 1).all():
@@ -97,7 +97,7 @@ def test_last_trick_label_is_the_hands_true_score():
         for f in dataclasses.fields(state):
             getattr(state, f.name)[sub] = getattr(part, f.name)
     rows = np.arange(16)
-    labels = true_values(searcher, state, rows)
+    labels = true_values(oracle, state, rows)
     me = state.to_play.copy()
     forced = state.legal.argmax(axis=1)
     returns = np.zeros((16, 4))
@@ -108,11 +108,11 @@ def test_last_trick_label_is_the_hands_true_score():
 
 def test_bid_label_is_the_best_plan_rolled_out_by_the_heuristic_and_solved():
     engine = Engine()
-    searcher = Searcher(engine, seed=0)
+    oracle = OracleAgent(engine, seed=0)
     model = HeuristicAgent(engine, seed=0)
     checked = 0
     for state, row in random_positions(engine, 7, {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.DISCARD}):
-        values = true_values(searcher, state, np.array([row]))[0]
+        values = true_values(oracle, state, np.array([row]))[0]
         me = int(state.to_play[0])
         for action in np.flatnonzero(state.legal[0]):
             names_trump = engine.first_suit_action <= action < engine.first_suit_action + 4
