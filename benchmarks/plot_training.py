@@ -31,6 +31,21 @@ def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]
     return steps, [by_step[s] for s in steps]
 
 
+def plot_evaluations(ax, events: EventAccumulator, evaluated: list[str]) -> None:
+    """The periodic duplicate-deal margins against each evaluated bot, with their 95% intervals."""
+    for bot in evaluated:
+        steps, margin = scalars(events, EVAL_PREFIX + bot)
+        _, low = scalars(events, f"{EVAL_PREFIX}{bot}_low")
+        _, high = scalars(events, f"{EVAL_PREFIX}{bot}_high")
+        millions = [s / 1e6 for s in steps]
+        ax.plot(millions, margin, marker="o", label=f"vs {bot}")
+        ax.fill_between(millions, low, high, alpha=0.2)
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("margin per hand (points)")
+    ax.set_title("Duplicate-deal evaluation of the greedy policy (95% interval)")
+    ax.legend()
+
+
 def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list[str], out: str) -> None:
     """Held-out regrets, the periodic evaluations (if any) and the held-out losses over decisions seen."""
     rows = 3 if evaluated else 2
@@ -43,18 +58,7 @@ def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list
     top.set_title("Teacher value lost by acting greedily, held-out shards")
     top.legend()
     if evaluated:
-        middle = axes[1]
-        for bot in evaluated:
-            steps, margin = scalars(events, EVAL_PREFIX + bot)
-            _, low = scalars(events, f"{EVAL_PREFIX}{bot}_low")
-            _, high = scalars(events, f"{EVAL_PREFIX}{bot}_high")
-            millions = [s / 1e6 for s in steps]
-            middle.plot(millions, margin, marker="o", label=f"vs {bot}")
-            middle.fill_between(millions, low, high, alpha=0.2)
-        middle.axhline(0.0, color="grey", linewidth=0.8)
-        middle.set_ylabel("margin per hand (points)")
-        middle.set_title("Duplicate-deal evaluation of the greedy policy (95% interval)")
-        middle.legend()
+        plot_evaluations(axes[1], events, evaluated)
     for tag in sorted(t for t in tags if t.startswith(HOLDOUT_PREFIX) and t.endswith("_loss") and "total" not in t):
         steps, values = scalars(events, tag)
         bottom.plot([s / 1e6 for s in steps], values, marker=".", label=tag[len(HOLDOUT_PREFIX) :])
@@ -85,17 +89,7 @@ def main() -> None:
         raise SystemExit(f"{args.run} has no periodic evaluations ({EVAL_PREFIX}*) to plot")
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
-    for bot in evaluated:
-        steps, margin = scalars(events, EVAL_PREFIX + bot)
-        _, low = scalars(events, f"{EVAL_PREFIX}{bot}_low")
-        _, high = scalars(events, f"{EVAL_PREFIX}{bot}_high")
-        millions = [s / 1e6 for s in steps]
-        top.plot(millions, margin, marker="o", label=f"vs {bot}")
-        top.fill_between(millions, low, high, alpha=0.2)
-    top.axhline(0.0, color="grey", linewidth=0.8)
-    top.set_ylabel("margin per hand (points)")
-    top.set_title("Duplicate-deal evaluation of the greedy policy (95% interval)")
-    top.legend()
+    plot_evaluations(top, events, evaluated)
     for tag in (t for t in tags if t.startswith(RETURN_PREFIX)):
         steps, values = scalars(events, tag)
         bottom.plot([s / 1e6 for s in steps], values, linewidth=0.8, label=tag[len(RETURN_PREFIX) :])
