@@ -888,7 +888,7 @@ def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     print(
         f"run {run.dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "
         f"opponents {dict(parse_mix(args.opponent_mix))}, device {run.device}, {run.engine.observation_size} inputs, "
-        f"{run.engine.num_actions} actions; checkpoints in {run.ckpt_dir}; tensorboard --logdir {args.runs_dir}",
+        f"{run.engine.num_actions} actions",
         flush=True,
     )
     buf = Rollout.empty(batch_size, run.engine)
@@ -1039,7 +1039,7 @@ def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
         torch.set_rng_state(checkpoint["rng"]["torch"])
     print(
         f"run {run.dir}: distilling {split.train_rows.size} decisions ({split.holdout_rows.size} held out) from "
-        f"{args.teacher_data}, {num_updates} updates of {args.distill_batch_size}; tensorboard --logdir {args.runs_dir}",
+        f"{args.teacher_data}, {num_updates} updates of {args.distill_batch_size}",
         flush=True,
     )
     bar = tqdm(total=num_updates, initial=update, unit="update", disable=not args.progress, dynamic_ncols=True)
