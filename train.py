@@ -498,19 +498,20 @@ def start_run(args: Args, checkpoint: dict[str, Any] | None, prefix: str, engine
     if checkpoint is not None:
         check_compatible(checkpoint, engine, f"checkpoint {resumed_from!r} (--resume)", same_positions=True)
         model_kwargs = checkpoint["model_kwargs"]
+        net = ActorCritic(engine, **model_kwargs)
+        net.load_state_dict(checkpoint["model"])
     elif args.init_checkpoint:
-        model_kwargs = reference_checkpoint(args, engine)["model_kwargs"]
+        init = reference_checkpoint(args, engine)
+        model_kwargs = init["model_kwargs"]
         args = dataclasses.replace(args, **{k: v for k, v in model_kwargs.items() if k in FIELD_TYPES})
+        net = build_network(init, engine)
     else:
         model_kwargs = dict(
             hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits,
             action_values=args.action_values,
         )
-    net = ActorCritic(engine, **model_kwargs).to(device)
-    if checkpoint is not None:
-        net.load_state_dict(checkpoint["model"])
-    elif args.init_checkpoint:
-        net.load_state_dict(build_network(reference_checkpoint(args, engine), engine).state_dict())
+        net = ActorCritic(engine, **model_kwargs)
+    net = net.to(device)
     optimizer = optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
     run_dir = Path(args.runs_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
