@@ -37,6 +37,15 @@ def collect_positions(engine: Engine, games: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(observations), np.concatenate(masks)
 
 
+def one_per_call_rate(agent, obs: np.ndarray, masks: np.ndarray, count: int) -> float:
+    """Decisions per CPU-second when the first `count` positions are asked one at a time."""
+    single = min(count, len(obs))
+    t = time.process_time()
+    for k in range(single):
+        agent.act(obs[k : k + 1], masks[k : k + 1])
+    return single / (time.process_time() - t)
+
+
 def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> None:
     """The shipped learned agent (`ppo`), one torch thread: batches of 1,024 decisions, then one per call."""
     import torch
@@ -49,11 +58,7 @@ def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> No
     for start in range(0, len(obs), batch):
         agent.act(obs[start : start + batch], masks[start : start + batch])
     print(f"ppo (shipped), batches of {batch}, one thread: {len(obs) / (time.process_time() - t):,.0f} decisions/s")
-    single = min(2000, len(obs))
-    t = time.process_time()
-    for k in range(single):
-        agent.act(obs[k : k + 1], masks[k : k + 1])
-    print(f"ppo (shipped), one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
+    print(f"ppo (shipped), one decision per call: {one_per_call_rate(agent, obs, masks, 2000):,.0f} decisions/s")
 
 
 def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, phase: np.ndarray, per_phase: int) -> None:
@@ -90,11 +95,7 @@ def main() -> None:
     t = time.process_time()
     heuristic.act(obs, masks)
     print(f"heuristic, {len(obs):,} decisions in one batch: {len(obs) / (time.process_time() - t):,.0f} decisions/s")
-    single = min(3000, len(obs))
-    t = time.process_time()
-    for k in range(single):
-        heuristic.act(obs[k : k + 1], masks[k : k + 1])
-    print(f"heuristic, one decision per call: {single / (time.process_time() - t):,.0f} decisions/s")
+    print(f"heuristic, one decision per call: {one_per_call_rate(heuristic, obs, masks, 3000):,.0f} decisions/s")
 
     time_learned_agent(engine, obs, masks)
 
