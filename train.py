@@ -157,7 +157,7 @@ class Args:
     """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
 
     teacher_data: str = "data/teacher_true"
-    """distill: folder written by `python -m agents.teacher`"""
+    """distill: folder written by `python -m agents.teacher`, or several, comma-separated (each one's last shards are held out)"""
     distill_epochs: float = 4.0
     """distill: passes over the training part of the teacher data"""
     distill_batch_size: int = 2048
@@ -937,27 +937,56 @@ def train(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
 
 @dataclass
 class TeacherSplit:
-    """Teacher data split by shard into a training part and a held-out part."""
+    """Teacher data (one or several folders, as one data set) split by shard into a training and a held-out part."""
 
     data: Any  # agents.teacher.TeacherData
     train_rows: np.ndarray
     holdout_rows: np.ndarray
+    sources: list[dict[str, Any]]
+    """per folder: its path, generator settings and the shards read (what a checkpoint records)"""
 
 
-def load_teacher(args: Args, engine: Engine, shards: list[int] | None) -> TeacherSplit:
-    """The teacher data (exactly `shards` when resuming), split by shard: the last holdout_fraction of shards are held out."""
-    from agents.teacher import TeacherDataError, load
+def teacher_folders(args: Args) -> list[str]:
+    """--teacher-data as a list of folders."""
+    return [folder.strip() for folder in args.teacher_data.split(",") if folder.strip()]
 
-    try:
-        data = load(args.teacher_data, engine, shards=shards)
-    except TeacherDataError as e:
-        raise ConfigError(str(e)) from None
-    used = np.unique(data.arrays["shard"])
-    if used.size < 2:
-        raise ConfigError(f"{args.teacher_data} holds {used.size} shard(s); distillation needs at least 2 (one held out)")
-    held = used[-max(1, int(round(used.size * args.holdout_fraction))) :]
-    is_held = np.isin(data.arrays["shard"], held)
-    return TeacherSplit(data, np.flatnonzero(~is_held), np.flatnonzero(is_held)[: 1 << 16])
+
+def checkpoint_shards(args: Args, teacher: dict[str, Any] | None) -> list[list[int] | None]:
+    """The shards a resumed run reads from each folder (all the folders list, for a new run)."""
+    folders = teacher_folders(args)
+    if teacher is None:
+        return [None] * len(folders)
+    sources = teacher.get("sources") or [{"folder": folders[0], "shards": teacher["shards"]}]  # one-folder checkpoints
+    if [s["folder"] for s in sources] != folders:
+        raise ConfigError(f"the checkpoint read teacher data from {[s['folder'] for s in sources]}; --teacher-data is {folders}")
+    return [list(s["shards"]) for s in sources]
+
+
+def load_teacher(args: Args, engine: Engine, teacher: dict[str, Any] | None) -> TeacherSplit:
+    """The teacher data of every folder (exactly the checkpoint's shards when resuming), split by shard: the last
+    holdout_fraction of each folder's shards are held out (at most 65,536 held-out decisions, spread evenly)."""
+    from agents.teacher import TeacherDataError, concatenate, load
+
+    folders, shards = teacher_folders(args), checkpoint_shards(args, teacher)
+    parts, held_parts, sources = [], [], []
+    for folder, wanted in zip(folders, shards):
+        try:
+            part = load(folder, engine, shards=wanted)
+        except TeacherDataError as e:
+            raise ConfigError(str(e)) from None
+        used = np.unique(part.arrays["shard"])
+        if used.size < 2:
+            raise ConfigError(f"{folder} holds {used.size} shard(s); distillation needs at least 2 (one held out)")
+        held = used[-max(1, int(round(used.size * args.holdout_fraction))) :]
+        parts.append(part)
+        held_parts.append(np.isin(part.arrays["shard"], held))
+        sources.append({"folder": folder, "settings": part.manifest["settings"], "shards": used.tolist()})
+    data = concatenate(parts)
+    is_held = np.concatenate(held_parts)
+    held_rows = np.flatnonzero(is_held)
+    if held_rows.size > 1 << 16:
+        held_rows = held_rows[np.linspace(0, held_rows.size - 1, 1 << 16).astype(np.int64)]
+    return TeacherSplit(data, np.flatnonzero(~is_held), held_rows, sources)
 
 
 def teacher_batch(split: TeacherSplit, rows: np.ndarray, device: torch.device) -> dict[str, torch.Tensor]:
@@ -1022,7 +1051,7 @@ def distill_checkpoint(net, optimizer, args, engine, model_kwargs, update, sampl
         "observation": observation_signature(engine),
         "update": update,
         "global_step": samples,
-        "teacher": {"settings": split.data.manifest["settings"], "shards": np.unique(split.data.arrays["shard"]).tolist()},
+        "teacher": {"sources": split.sources},
         "rng": {"torch": torch.get_rng_state()},
     }
 
@@ -1031,7 +1060,7 @@ def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     """Supervised distillation of the teacher's action values into the actor-critic (stage `distill`)."""
     run = start_run(args, checkpoint, "distill", Engine(Rules.from_dict(args.rules), episode=args.episode, reward=args.reward))
     args, engine, device, net, optimizer = run.args, run.engine, run.device, run.net, run.optimizer
-    split = load_teacher(args, engine, None if checkpoint is None else checkpoint["teacher"]["shards"])
+    split = load_teacher(args, engine, None if checkpoint is None else checkpoint["teacher"])
     per_epoch = -(-split.train_rows.size // args.distill_batch_size)
     num_updates = max(1, int(args.distill_epochs * per_epoch))
     update = 0 if checkpoint is None else checkpoint["update"]
@@ -1228,10 +1257,13 @@ def check_stage(args: Args, engine: Engine) -> None:
     if args.stage == "distill":
         from agents.teacher import TeacherDataError, check_data
 
-        try:
-            check_data(args.teacher_data, engine)
-        except TeacherDataError as e:
-            raise ConfigError(f"--teacher-data: {e}; write it with python -m agents.teacher") from None
+        if not teacher_folders(args):
+            raise ConfigError("--teacher-data names no folder; write one with python -m agents.teacher")
+        for folder in teacher_folders(args):
+            try:
+                check_data(folder, engine)
+            except TeacherDataError as e:
+                raise ConfigError(f"--teacher-data: {e}; write it with python -m agents.teacher") from None
     if args.kl_coef > 0 and not args.init_checkpoint:
         raise ConfigError("--kl-coef > 0 needs --init-checkpoint: the reference policy the KL term keeps the learner close to")
     if args.init_checkpoint:

@@ -414,6 +414,17 @@ def load(
     return TeacherData(manifest, arrays, engine.observation_size, engine.num_actions)
 
 
+def concatenate(parts: list[TeacherData]) -> TeacherData:
+    """Data loaded from several folders (of the same game) as one set; `arrays["source"]` is each decision's
+    folder (its index in `parts`) and `manifest` the first folder's."""
+    if not parts:
+        raise TeacherDataError("no teacher data to concatenate")
+    names = [*ARRAYS, "shard"]
+    arrays = {k: parts[0].arrays[k] if len(parts) == 1 else np.concatenate([p.arrays[k] for p in parts]) for k in names}
+    arrays["source"] = np.repeat(np.arange(len(parts), dtype=np.int16), [len(p) for p in parts])
+    return TeacherData(parts[0].manifest, arrays, parts[0].observation_size, parts[0].num_actions)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m agents.teacher OUT --shards N [--workers W] [--label true|pimc] [...]`."""
     import argparse

@@ -68,6 +68,34 @@ def test_distillation_resumes_exactly(teacher_folder, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
+@pytest.fixture(scope="module")
+def second_folder(tmp_path_factory) -> Path:
+    """Three tiny shards played by other bots (another generator seed): a second source of teacher data."""
+    folder = tmp_path_factory.mktemp("teacher2") / "data"
+    generate(folder, 3, Rules(), TeacherSettings(behaviour="random=1", games_per_shard=5, seed=4), progress=False)
+    return folder
+
+
+def test_distillation_reads_several_folders_and_holds_out_the_last_shards_of_each(teacher_folder, second_folder, tmp_path):
+    both = f"{teacher_folder},{second_folder}"
+    args, _ = train.parse_args(distill_args(both, tmp_path, "--run-name", "two"))
+    split = train.load_teacher(args, Engine(), None)
+    source, shard = split.data.arrays["source"], split.data.arrays["shard"]
+    assert [s["folder"] for s in split.sources] == [str(teacher_folder), str(second_folder)]
+    assert [s["shards"] for s in split.sources] == [[0, 1, 2, 3], [0, 1, 2]]
+    assert split.sources[1]["settings"]["behaviour"] == "random=1"
+    held = set(zip(source[split.holdout_rows].tolist(), shard[split.holdout_rows].tolist()))
+    assert held == {(0, 3), (1, 2)}  # holdout_fraction 0.25: the last shard of each folder
+    assert split.train_rows.size + split.holdout_rows.size == source.size
+    assert not set(split.train_rows.tolist()) & set(split.holdout_rows.tolist())
+    train.main(distill_args(both, tmp_path, "--run-name", "two", "--distill-epochs", "1", "--save-interval", "2"))
+    saved = torch.load(tmp_path / "two" / "checkpoints" / "latest.pt", weights_only=True)
+    assert saved["teacher"]["sources"] == split.sources
+    args_one, _ = train.parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "one"))
+    with pytest.raises(train.ConfigError, match="read teacher data from"):
+        train.load_teacher(args_one, Engine(), saved["teacher"])
+
+
 def refusal(argv: list[str], capsys) -> str:
     """train.py's one-line error for `argv` (exit status 2, nothing written)."""
     with pytest.raises(SystemExit) as refused:
