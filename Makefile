@@ -9,7 +9,7 @@ TORCH_SPEC ?= torch==2.13.0
 
 .PHONY: run test bench clean
 
-$(VENV)/.installed: pyproject.toml setup.py agents/_dds.c
+$(VENV)/.installed: pyproject.toml setup.py euchre_agents/_dds.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
@@ -27,5 +27,5 @@ bench: $(VENV)/.installed
 
 # The venv, build outputs and caches only: never runs/ or results/ (trained models and measured results).
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis agents/_dds*.so
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis euchre_agents/_dds*.so
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

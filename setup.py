@@ -10,4 +10,4 @@ from setuptools import Extension, setup
 
 flags = ["/O2"] if sys.platform == "win32" else ["-O3", "-std=c99"]
 
-setup(ext_modules=[Extension("agents._dds", sources=["agents/_dds.c"], extra_compile_args=flags)])
+setup(ext_modules=[Extension("euchre_agents._dds", sources=["euchre_agents/_dds.c"], extra_compile_args=flags)])

@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from agents import make_agent
-from agents.solver import DoubleDummy, hand_masks
+from euchre_agents import make_agent
+from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.engine import NUM_DECISION_PHASES
 

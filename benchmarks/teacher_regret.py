@@ -13,15 +13,15 @@ import argparse
 
 import numpy as np
 
-from agents.registry import make_agent
-from agents.teacher import load, read_manifest
+from euchre_agents.registry import make_agent
+from euchre_agents.teacher import load, read_manifest
 from euchre_env import Engine, Phase
 
 
 def main() -> None:
     """Print one line per bot."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", help="teacher-data folder (python -m agents.teacher)")
+    parser.add_argument("data", help="teacher-data folder (python -m euchre_agents.teacher)")
     parser.add_argument("bots", nargs="+", help="bot specs, e.g. ppo pimc heuristic")
     parser.add_argument("--shards", type=int, default=15, help="the last N shards are read")
     parser.add_argument("--decisions", type=int, default=4000, help="decisions drawn from them")

@@ -57,7 +57,7 @@ always get the same reward and the two teams' rewards sum to zero. `reward="win"
 
 ### Version History
 * v0: first release. (Before the first release the observation's cells were reordered, 16 per card;
-  checkpoints saved with the earlier order still load, see `agents.ppo`; and `max_hands` was added.)
+  checkpoints saved with the earlier order still load, see `euchre_agents.ppo`; and `max_hands` was added.)
 """
 
 from __future__ import annotations

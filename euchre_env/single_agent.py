@@ -18,10 +18,10 @@ so that Gymnasium's env checker can step with unmasked samples), or raises `Ille
 `max_hands` (default 10,000, far beyond any real episode; None: no limit) truncates an episode once
 that many hands are over (scored or thrown in): `truncated=True`, as Gymnasium's time limits do.
 
-A bot is a policy object with `act(obs (n, D), mask (n, A)) -> (n,) actions` (an `agents.Agent`, or
+A bot is a policy object with `act(obs (n, D), mask (n, A)) -> (n,) actions` (an `euchre_agents.Agent`, or
 any object of that shape), or a spec string such as "heuristic" or "pimc:worlds=20". This package
 does not import the bots: a spec is built by the bot registry that an installed package declares
-under the entry-point group `euchre_env.bots` (Euchre Lab's `agents` declares `agents.registry:make_agent`).
+under the entry-point group `euchre_env.bots` (Euchre Lab's `euchre_agents` declares `euchre_agents.registry:make_agent`).
 """
 
 from __future__ import annotations

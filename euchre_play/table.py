@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import make_agent
+from euchre_agents.base import Agent
+from euchre_agents.registry import make_agent
 from euchre_env import euchre_v0
 from euchre_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_SEATS, SPADES, SUIT_NAMES, SUIT_SYMBOLS
 from euchre_env.rules import Rules

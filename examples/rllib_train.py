@@ -6,7 +6,7 @@
     python examples/rllib_train.py --address auto --num-env-runners 16   # on a running cluster
     python evaluate.py rllib:runs/rllib/checkpoint heuristic --hands 2000
 
-The env is `euchre_v0.env()` wrapped by RLlib's `PettingZooEnv`; `agents.rllib.EuchreRLModule` masks
+The env is `euchre_v0.env()` wrapped by RLlib's `PettingZooEnv`; `euchre_agents.rllib.EuchreRLModule` masks
 illegal actions in its logits, so none is ever sampled (the engine raises if one were). With
 `--policies shared` all four seats train one policy (self-play); with `team` the partnerships train
 `team_0` and `team_1`, each against the other. The checkpoint (an `Algorithm.save_to_path` folder) is
@@ -31,8 +31,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
-from agents import rllib  # noqa: E402
-from evaluate import RAY_LOCAL, connect_ray  # noqa: E402
+from euchre_agents import rllib  # noqa: E402
+from euchre_lab.evaluate import RAY_LOCAL, connect_ray  # noqa: E402
 from euchre_env.engine import EPISODES  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 

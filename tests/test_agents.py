@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import make_agent
-from agents.base import RandomAgent
-from agents.heuristic import HeuristicAgent
-from agents.pimc import OracleAgent, PimcAgent, View, deals_from_layouts, parse_options, replay, sample_hands
-from agents.solver import hand_masks
+from euchre_agents import make_agent
+from euchre_agents.base import RandomAgent
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.pimc import OracleAgent, PimcAgent, View, deals_from_layouts, parse_options, replay, sample_hands
+from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_SEATS
 from euchre_env.infoset import decode

@@ -77,7 +77,7 @@ TRAIN_ROWS = [
     ("resume_tensor", ["--resume", "FILES/tensor.pt"], "holds a Tensor, not a train.py checkpoint"),
     ("resume_missing", ["--resume", "FILES/none.pt"], "no checkpoint at 'FILES/none.pt' (no such file)"),
     ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
-    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m agents.ppo writes those)"),
+    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m euchre_agents.ppo writes those)"),
     ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
     ("overwrite_not_a_run", ["--run-name", "notes", "--overwrite"], "--overwrite deletes only run folders, and RUNS/notes also holds todo.txt"),
     ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
@@ -237,16 +237,16 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
 
 def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
     done = subprocess.run(
-        [sys.executable, "-m", "agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
+        [sys.executable, "-m", "euchre_agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith("python -m agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("python -m euchre_agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
     assert not (scratch / "out.pt").exists()
 
 
 def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
-    from agents.ppo import CheckpointError, read_checkpoint
+    from euchre_agents.ppo import CheckpointError, read_checkpoint
 
     policy = torch.load(EXPORT, weights_only=True)
     damaged = {**policy, "optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}

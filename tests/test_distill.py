@@ -11,9 +11,9 @@ import pytest
 import torch
 
 import train
-from agents.registry import make_agent
-from agents.ppo import SHIPPED, ActorCritic
-from agents.teacher import TeacherSettings, generate
+from euchre_agents.registry import make_agent
+from euchre_agents.ppo import SHIPPED, ActorCritic
+from euchre_agents.teacher import TeacherSettings, generate
 from euchre_env import Engine, Rules, game_keys
 
 ROOT = Path(__file__).resolve().parents[1]

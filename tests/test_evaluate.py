@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import evaluate
-from agents.base import Agent, RandomAgent
-from agents.registry import register
+from euchre_agents.base import Agent, RandomAgent
+from euchre_agents.registry import register
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
 

@@ -80,7 +80,7 @@ def test_a_game_alone_plays_exactly_as_in_a_batch(config):
 
 def test_the_shipped_checkpoint_acts_as_on_the_numpy_engines_observations():
     torch = pytest.importorskip("torch")
-    from agents.ppo import PPOAgent
+    from euchre_agents.ppo import PPOAgent
     from euchre_env.engine import Engine
 
     obs, masks = _make_fixture().checkpoint_observations()

@@ -32,12 +32,12 @@ def package_modules(package: str) -> dict[str, str]:
 
 def test_the_engine_package_never_imports_the_bots():
     for module, path in package_modules("euchre_env").items():
-        bad = {m for m in imports_of(path, top_level_only=False) if m == "agents" or m.startswith("agents.")}
+        bad = {m for m in imports_of(path, top_level_only=False) if m == "euchre_agents" or m.startswith("euchre_agents.")}
         assert not bad, f"{module} imports {sorted(bad)}"
 
 
 def test_the_bots_modules_import_each_other_without_a_cycle():
-    modules = {m: p for m, p in package_modules("agents").items() if not m.endswith("__init__")}
+    modules = {m: p for m, p in package_modules("euchre_agents").items() if not m.endswith("__init__")}
     graph = {m: {i for i in imports_of(p, top_level_only=True) if i in modules} for m, p in modules.items()}
     done: set[str] = set()
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import make_agent
-from agents.base import RandomAgent
-from agents.belief import resample
-from agents.heuristic import HeuristicAgent
-from agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
+from euchre_agents import make_agent
+from euchre_agents.base import RandomAgent
+from euchre_agents.belief import resample
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
 from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
 from euchre_env.engine import EuchreState, Phase

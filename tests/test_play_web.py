@@ -20,8 +20,8 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from agents.base import RandomAgent
-from agents.registry import register
+from euchre_agents.base import RandomAgent
+from euchre_agents.registry import register
 from euchre_play.web import Games, create_app
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])([CDHS♣♦♥♠])(?![A-Za-z])|JOKER|Joker")

@@ -26,9 +26,9 @@ torch = pytest.importorskip("torch")
 import evaluate  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
-from agents import rllib  # noqa: E402
-from agents.base import make_agent  # noqa: E402
-from agents.ppo import CheckpointMismatchError  # noqa: E402
+from euchre_agents import rllib  # noqa: E402
+from euchre_agents.base import make_agent  # noqa: E402
+from euchre_agents.ppo import CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 
@@ -133,8 +133,8 @@ def test_a_chunk_whose_worker_died_runs_again_on_workers_given_the_code_by_runti
         out, shipped = got[0, task.index]
         for key in ("a_points", "b_points", "hands"):
             np.testing.assert_array_equal(out[key], expected[key])
-        assert {"evaluate.py", "agents/pimc.py", "euchre_env/engine.py"} <= shipped
-        assert any(name.startswith("agents/_dds") and name.endswith(".so") for name in shipped), "the solver is not shipped"
+        assert {"euchre_lab/evaluate.py", "euchre_agents/pimc.py", "euchre_env/engine.py"} <= shipped
+        assert any(name.startswith("euchre_agents/_dds") and name.endswith(".so") for name in shipped), "the solver is not shipped"
 
 
 def test_ray_refuses_agent_instances(local_ray):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.solver import DoubleDummy, hand_masks, mask_cards
+from euchre_agents import make_agent
+from euchre_agents.solver import DoubleDummy, hand_masks, mask_cards
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_SEATS, deck_for
 

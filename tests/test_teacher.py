@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.pimc import OracleAgent, score_table
-from agents.solver import DoubleDummy, hand_masks
-from agents.teacher import (
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.pimc import OracleAgent, score_table
+from euchre_agents.solver import DoubleDummy, hand_masks
+from euchre_agents.teacher import (
     MANIFEST,
     ShardPlayer,
     TeacherDataError,

@@ -13,8 +13,8 @@ import pytest
 import torch
 
 import train
-from agents.registry import make_agent
-from agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
+from euchre_agents.registry import make_agent
+from euchre_agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
 
 
 def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_check(tiny_run, tmp_path):
-    from agents.ppo import export_policy
+    from euchre_agents.ppo import export_policy
 
     path = tiny_run / "checkpoints" / "latest.pt"
     exported = tmp_path / "policy.pt"
@@ -140,7 +140,7 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
 
 
 def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
-    from agents.ppo import check_compatible, export_policy, load_checkpoint
+    from euchre_agents.ppo import check_compatible, export_policy, load_checkpoint
 
     checkpoint = load_checkpoint(str(tiny_run / "checkpoints" / "latest.pt"))
     engine = Engine()
@@ -248,7 +248,7 @@ def test_opponent_mix_parsing():
 
 
 def test_missing_evaluate_fails_only_when_evaluation_is_on(monkeypatch):
-    monkeypatch.setitem(sys.modules, "evaluate", None)  # makes `from evaluate import ...` raise ImportError
+    monkeypatch.setitem(sys.modules, "euchre_lab.evaluate", None)  # makes `from euchre_lab.evaluate import ...` raise ImportError
     engine = Engine()
     assert train.evaluation_function(train.Args(eval_interval=0), engine) is None
     with pytest.raises(train.ConfigError, match="--eval-interval 0"):

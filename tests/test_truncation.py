@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from agents.base import Agent
-from agents.registry import register
+from euchre_agents.base import Agent
+from euchre_agents.registry import register
 from euchre_env import EuchreVectorEnv, Rules, euchre_v0
 from euchre_env.single_agent import EuchreSingleEnv
 from euchre_env.truncation import DEFAULT_MAX_HANDS

@@ -1,4 +1,4 @@
-"""The one interface every bot implements (the registry that builds bots by name is `agents.registry`).
+"""The one interface every bot implements (the registry that builds bots by name is `euchre_agents.registry`).
 
 A bot acts on batches: `act(obs, mask)` takes (n, D) observations and (n, A) legal masks from the
 engine's encoding (the AEC env, the vector API and evaluate.py all produce them) and returns (n,)
@@ -63,10 +63,10 @@ class RandomAgent(Agent):
 
 
 def __getattr__(name: str):
-    """`make_agent`, `register`, `registered` moved to `agents.registry` (which imports the bots, this module
+    """`make_agent`, `register`, `registered` moved to `euchre_agents.registry` (which imports the bots, this module
     imports none); they are still found here, loaded when first asked for, for code written before."""
     if name in ("make_agent", "register", "registered"):
-        from agents import registry
+        from euchre_agents import registry
 
         return getattr(registry, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,12 @@
-"""The bundled bots by name: what `agents.registry` starts with."""
+"""The bundled bots by name: what `euchre_agents.registry` starts with."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from agents.base import Agent, RandomAgent
-from agents.heuristic import HeuristicAgent
-from agents.pimc import OracleAgent, make_pimc
+from euchre_agents.base import Agent, RandomAgent
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.pimc import OracleAgent, make_pimc
 from euchre_env.engine import Engine
 
 AgentFactory = Callable[[Engine, str, "int | None"], Agent]
@@ -15,14 +15,14 @@ AgentFactory = Callable[[Engine, str, "int | None"], Agent]
 
 def _make_ppo(engine: Engine, arg: str, seed: int | None) -> Agent:
     """`ppo:PATH[,sample]`; torch is imported only when a ppo bot is built."""
-    from agents.ppo import make_ppo
+    from euchre_agents.ppo import make_ppo
 
     return make_ppo(engine, arg, seed)
 
 
 def _make_rllib(engine, arg, seed):
     """`rllib:PATH[,policy=ID][,sample]`; ray is imported only when an rllib bot is built."""
-    from agents.rllib import make_rllib
+    from euchre_agents.rllib import make_rllib
 
     return make_rllib(engine, arg, seed)
 

@@ -1,14 +1,14 @@
 """Build a bot from a spec string (`random`, `pimc:worlds=20`, `ppo:run/ckpt.pt`); register more names.
 
-Starts with the bundled bots (`agents.builtin`). This is also the bot registry the single-agent env
+Starts with the bundled bots (`euchre_agents.builtin`). This is also the bot registry the single-agent env
 finds through the `euchre_env.bots` entry point, so `EuchreSingle-v0` builds bots without
-`euchre_env` importing `agents`.
+`euchre_env` importing `euchre_agents`.
 """
 
 from __future__ import annotations
 
-from agents.base import Agent
-from agents.builtin import BUILTIN, AgentFactory
+from euchre_agents.base import Agent
+from euchre_agents.builtin import BUILTIN, AgentFactory
 from euchre_env.engine import Engine
 
 _REGISTRY: dict[str, AgentFactory] = dict(BUILTIN)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from euchre_agents.base import Agent
 from euchre_env.engine import Engine
 
 
@@ -49,7 +49,7 @@ class ActionModel:
 
 def make_model(spec: str, engine: Engine, eps: float, seed: int | None) -> ActionModel:
     """The action model of bot `spec` (a registry spec) on `engine`."""
-    from agents.registry import make_agent  # the registry imports the search bots, which import this module
+    from euchre_agents.registry import make_agent  # the registry imports the search bots, which import this module
 
     return ActionModel(make_agent(spec, engine, seed), eps)
 

@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import make_agent, parse_weighted
-from agents.pimc import OracleAgent, Searcher
+from euchre_agents.base import Agent
+from euchre_agents.registry import make_agent, parse_weighted
+from euchre_agents.pimc import OracleAgent, Searcher
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.rules import Rules
 
@@ -223,7 +223,7 @@ def empty_arrays(engine: Engine) -> dict[str, np.ndarray]:
 
 
 def _manifest_identity(rules: Rules, settings: TeacherSettings, engine: Engine) -> dict[str, Any]:
-    from agents.ppo import observation_signature  # torch only where teacher data is written or read
+    from euchre_agents.ppo import observation_signature  # torch only where teacher data is written or read
 
     return {
         "format": FORMAT,
@@ -426,11 +426,11 @@ def concatenate(parts: list[TeacherData]) -> TeacherData:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m agents.teacher OUT --shards N [--workers W] [--label true|pimc] [...]`."""
+    """`python -m euchre_agents.teacher OUT --shards N [--workers W] [--label true|pimc] [...]`."""
     import argparse
     import time
 
-    parser = argparse.ArgumentParser(prog="python -m agents.teacher", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m euchre_agents.teacher", description=__doc__.splitlines()[0])
     parser.add_argument("out", help="folder of the data (created, or resumed if it exists)")
     parser.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (hands = N * games_per_shard)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")

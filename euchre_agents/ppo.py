@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.base import Agent
+from euchre_agents.base import Agent
 from euchre_env.cards import NUM_SUITS, same_colour_suit
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
@@ -280,7 +280,7 @@ def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.de
     missing = [k for k in (TRAINING_KEYS[stage] if purpose == RESUME else POLICY_KEYS) if k not in checkpoint]
     if purpose == RESUME and missing and all(k in checkpoint for k in POLICY_KEYS):
         raise CheckpointError(
-            f"checkpoint {path!r} is a play-only export (python -m agents.ppo writes those): it has no {', '.join(missing)}, "
+            f"checkpoint {path!r} is a play-only export (python -m euchre_agents.ppo writes those): it has no {', '.join(missing)}, "
             "so training cannot continue from it; resume from the run's checkpoints/latest.pt or update_NNNNNN.pt, "
             "or play it with evaluate.py ppo:PATH"
         )
@@ -384,8 +384,9 @@ def export_policy(src: str, dst: str) -> None:
     torch.save(policy, dst)
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "euchre_ppo.pt"
-"""The strongest learned agent, which the bare spec `ppo` plays."""
+SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()
+"""The strongest learned agent, which the bare spec `ppo` plays: checkpoints/euchre_ppo.pt in a checkout (through a
+link), a copy inside the package when installed from a wheel."""
 USAGE = "ppo[:PATH][,sample|,q]"
 
 
@@ -413,5 +414,5 @@ if __name__ == "__main__":
     try:
         export_policy(cli.src, cli.dst)
     except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
-        parser.exit(2, f"python -m agents.ppo: error: {e}\n")
+        parser.exit(2, f"python -m euchre_agents.ppo: error: {e}\n")
     print(f"wrote {cli.dst}")

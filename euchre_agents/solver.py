@@ -1,6 +1,6 @@
 """Exact double-dummy search of the tricks left in a hand, over batches of positions.
 
-The search runs in a small C extension (`agents/_dds.c`, built by `pip install -e .`): alpha-beta on
+The search runs in a small C extension (`euchre_agents/_dds.c`, built by `pip install -e .`): alpha-beta on
 the tricks team 0 (seats 0 and 2) takes, with a transposition table at trick boundaries and cards of
 one hand that no live card separates searched once. It knows no rule of its own: following suit
 and trick winners come from the engine's card tables (`Deck.effective_suit`, `Deck.trick_strength`).
@@ -14,15 +14,15 @@ import numpy as np
 from euchre_env.cards import NUM_SEATS, Deck
 
 try:
-    from agents import _dds
+    from euchre_agents import _dds
 except ImportError as error:  # pragma: no cover - only without a built extension
     raise ImportError(
-        "the double-dummy solver extension agents._dds is not built; run `pip install -e .` in the repository"
+        "the double-dummy solver extension euchre_agents._dds is not built; run `pip install -e .` in the repository"
     ) from error
 
 NO_CARD = -1
 sample_layouts = _dds.sample
-"""sample(cards, groups, capacity, voids, out, seed): see `agents/_dds.c`; wrapped by `agents.pimc`."""
+"""sample(cards, groups, capacity, voids, out, seed): see `euchre_agents/_dds.c`; wrapped by `euchre_agents.pimc`."""
 
 
 def hand_masks(hands: np.ndarray) -> np.ndarray:

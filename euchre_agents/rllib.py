@@ -25,7 +25,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-from agents.ppo import ActorCritic, PPOAgent, check_compatible, observation_signature
+from euchre_agents.ppo import ActorCritic, PPOAgent, check_compatible, observation_signature
 from euchre_env import euchre_v0
 from euchre_env.engine import EPISODE_HAND, Engine
 from euchre_env.rules import Rules

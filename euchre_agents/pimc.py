@@ -1,7 +1,7 @@
 """Perfect-information Monte Carlo (`pimc`) and its cheating ceiling (`oracle`).
 
 For each decision `pimc` samples layouts of the cards it has not seen, solves each layout exactly
-with the double-dummy search in `agents.solver`, and takes the action with the best mean hand
+with the double-dummy search in `euchre_agents.solver`, and takes the action with the best mean hand
 score for its side (points won minus points conceded, from `Engine.hand_score`).
 
 Sampling (`sample_hands`, uniform over the layouts consistent with what the seat has seen):
@@ -33,7 +33,7 @@ and the plain sampler does not infer hands from the bids.
 Inference (`pimc:infer=true`): `candidates` x `worlds` layouts are sampled uniformly as above, the
 hand's public history is replayed on each by the engine (`replay`, batched over layouts), and each
 layout is weighted by the likelihood of the other seats' bids and alone calls (and, with
-`plays=true`, their cards) under a model of those seats (`agents.belief`: `model=heuristic` by
+`plays=true`, their cards) under a model of those seats (`euchre_agents.belief`: `model=heuristic` by
 default, any registry bot such as `model=ppo:PATH`; softened by `eps` towards uniform play).
 Systematic resampling then keeps `worlds` draws, and the search weighs each distinct layout kept by
 how often it was drawn. A first bidder, who has seen no other seat act, searches uniform layouts.
@@ -54,10 +54,10 @@ from typing import Callable
 
 import numpy as np
 
-from agents.base import Agent
-from agents.belief import make_model, resample
-from agents.heuristic import HeuristicAgent
-from agents.solver import DoubleDummy, hand_masks, sample_layouts
+from euchre_agents.base import Agent
+from euchre_agents.belief import make_model, resample
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.solver import DoubleDummy, hand_masks, sample_layouts
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.infoset import BID_NONE, BID_PASS, InfoSet, decode

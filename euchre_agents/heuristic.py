@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from euchre_agents.base import Agent
 from euchre_env.cards import (
     JOKER_STRENGTH,
     LEFT_BOWER_STRENGTH,
