@@ -262,9 +262,10 @@ class Engine:
         A public query for tools that show a game (the engine's own steps record `trick_winner`)."""
         if not 0 <= trump < NUM_SUITS or not 0 <= leader < NUM_SEATS or len(cards) != NUM_SEATS or cards[leader] < 0:
             raise ValueError(f"trick_winner needs a trump 0-3, a leader 0-3 who played and 4 cards, got {trump}, {leader}, {cards}")
-        led = int(self.deck.effective_suit[trump, cards[leader]])
-        strength = [int(self.deck.trick_strength[trump, led, c]) if c >= 0 else -1 for c in cards]
-        return strength.index(max(strength))
+        if any(not -1 <= c < self.num_cards for c in cards):
+            raise ValueError(f"trick_winner: cards are ids 0-{self.num_cards - 1} (or -1 for a seat sitting out), got {cards}")
+        played = np.asarray(cards, np.int64)
+        return int(kernels.trick_winner(self.table, trump, kernels.led_suit(self.table, trump, played[leader]), played))
 
     def rubber_score(self, state: EuchreState) -> np.ndarray:
         """(N, 2) rubber points: the rubber's winners get the bonus plus their point difference."""

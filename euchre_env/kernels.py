@@ -324,6 +324,24 @@ def start_play(r, t):
 
 
 @njit(cache=True)
+def led_suit(t, trump, card):
+    """The suit `card` leads under `trump`: its effective suit (the left bower and the joker lead trump)."""
+    return t[t[T_EFFECTIVE_SUIT] + trump * t[T_NUM_CARDS] + card]
+
+
+@njit(cache=True)
+def trick_winner(t, trump, led, cards):
+    """The seat whose card wins a trick: `cards[seat]` is each seat's card (-1 for a seat sitting out)."""
+    strength = t[T_TRICK_STRENGTH] + (trump * NUM_SUITS + led) * t[T_NUM_CARDS]
+    winner, best = 0, -2
+    for seat in range(NUM_SEATS):
+        value = t[strength + cards[seat]] if cards[seat] >= 0 else -1
+        if value > best:
+            winner, best = seat, value
+    return winner
+
+
+@njit(cache=True)
 def play_card(r, t, card):
     """The seat to act plays `card`; completes the trick and the hand. True if the hand was scored."""
     c = t[T_NUM_CARDS]
@@ -333,19 +351,13 @@ def play_card(r, t, card):
     r[card_player_at(c) + card] = seat
     r[card_trick_at(c) + card] = trick
     if r[CARDS_IN_TRICK] == 0:
-        r[LED_SUIT] = t[t[T_EFFECTIVE_SUIT] + trump * c + card]
+        r[LED_SUIT] = led_suit(t, trump, card)
     r[CARDS_IN_TRICK] += 1
     playing = r[ACTIVE] + r[ACTIVE + 1] + r[ACTIVE + 2] + r[ACTIVE + 3]
     if r[CARDS_IN_TRICK] < playing:
         r[TO_PLAY] = next_active(r, seat)
         return False
-    strength = t[T_TRICK_STRENGTH] + (trump * NUM_SUITS + r[LED_SUIT]) * c
-    winner, best = 0, -2
-    for other in range(NUM_SEATS):
-        played = r[TRICK_CARDS + trick * NUM_SEATS + other]
-        value = t[strength + played] if played >= 0 else -1
-        if value > best:
-            winner, best = other, value
+    winner = trick_winner(t, trump, r[LED_SUIT], r[TRICK_CARDS + trick * NUM_SEATS : TRICK_CARDS + (trick + 1) * NUM_SEATS])
     r[TRICK_WINNER + trick] = winner
     r[TRICKS_WON + winner % 2] += 1
     r[TRICK_INDEX] = trick + 1

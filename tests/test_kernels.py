@@ -113,3 +113,23 @@ def test_observe_refuses_other_dtypes_and_bad_seats():
         engine.observe(state, dtype=np.float64)
     with pytest.raises(ValueError, match="seat numbers 0-3"):
         engine.observe(state, np.array([0, 4]))
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_the_public_trick_winner_query_names_the_engines_winner_of_every_trick(name):
+    """`Engine.trick_winner` (play.py's query) runs the play kernel's own rule: same winner as every recorded trick."""
+    engine = Engine(SMALL_VARIANTS[name], episode="hand")
+    state = engine.init(game_keys(5, 64))
+    rng = np.random.default_rng(5)
+    checked = 0
+    while not state.done.all():
+        for g in range(state.num_games):
+            for trick in range(int(state.trick_index[g]) if state.trick_index[g] >= 0 else 0):
+                cards = [int(c) for c in state.trick_cards[g, trick]]
+                winner = engine.trick_winner(int(state.trump[g]), int(state.trick_leader[g, trick]), cards)
+                assert winner == state.trick_winner[g, trick], (g, trick, cards)
+                checked += 1
+        engine.step(state, random_actions(state, rng))
+    assert checked > 1000
+    with pytest.raises(ValueError, match="cards are ids"):
+        engine.trick_winner(0, 0, [0, 1, 2, engine.num_cards])
