@@ -1024,8 +1024,9 @@ def plot_ratings(ratings: Ratings, path: Path, rules: dict[str, Any] | None = No
         ax.errorbar(row["rating"], y, xerr=err, fmt="o", color=colour, capsize=4)
     ax.set_yticks(range(len(rows)), [r["bot"] + ("" if r["fair"] else " (unranked)") for r in rows])
     ax.set_xlabel(f"rating (Elo scale, Bradley-Terry on {ratings.outcome} won)")
-    ax.set_title(
-        f"ratings with {CONFIDENCE:.0%} bootstrap intervals ({ratings.bootstrap} resamples)\nrules: {rules_label(rules or {})}"
+    fig.suptitle(  # over the figure, not the axes: long bot names push the axes right and would clip it
+        f"ratings with {CONFIDENCE:.0%} bootstrap intervals ({ratings.bootstrap} resamples)\nrules: {rules_label(rules or {})}",
+        fontsize="medium",
     )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

@@ -266,9 +266,11 @@ def test_results_of_another_match_are_kept_unless_overwrite(tmp_path, capsys):
 
 def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
     import matplotlib.axes
+    import matplotlib.figure
 
     titles = []
     monkeypatch.setattr(matplotlib.axes.Axes, "set_title", lambda self, text, *a, **k: titles.append(text))
+    monkeypatch.setattr(matplotlib.figure.Figure, "suptitle", lambda self, text, *a, **k: titles.append(text))
     rules = Rules(target_points=5)
     tournament = evaluate.round_robin(rules, ["random", "test_first_legal"], hands=4, bootstrap=5)
     evaluate.save_tournament(tournament, tmp_path / "rr", {})
