@@ -36,6 +36,16 @@ def test_the_engine_package_never_imports_the_bots():
         assert not bad, f"{module} imports {sorted(bad)}"
 
 
+TOOLS = ("euchre_lab", "train", "evaluate", "play")
+
+
+@pytest.mark.parametrize("package", ["euchre_env", "euchre_agents", "euchre_play"])
+def test_the_engine_the_bots_and_the_table_never_import_the_tools(package):
+    for module, path in package_modules(package).items():
+        bad = {m for m in imports_of(path, top_level_only=False) if m.split(".")[0] in TOOLS}
+        assert not bad, f"{module} imports {sorted(bad)}"
+
+
 def test_the_bots_modules_import_each_other_without_a_cycle():
     modules = {m: p for m, p in package_modules("euchre_agents").items() if not m.endswith("__init__")}
     graph = {m: {i for i in imports_of(p, top_level_only=True) if i in modules} for m, p in modules.items()}
