@@ -68,6 +68,7 @@ from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.rules import Rules, RulesError
+from euchre_lab.presets import read_preset
 
 HANDS = "hands"
 GAMES = "games"
@@ -1168,7 +1169,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
 
     values: dict[str, Any] = {}
     if "config" in given:
-        loaded = _read_config(given["config"])
+        loaded = read_preset(given["config"], "configs/tournament.yaml")
         unknown = sorted(set(loaded) - {f.name for f in dataclasses.fields(Args)} - {"config"})
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} in {given['config']}")
@@ -1191,24 +1192,6 @@ class _OneLineErrorParser(argparse.ArgumentParser):
     def error(self, message: str) -> typing.NoReturn:
         """Print `evaluate.py: error: ...` and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every option)\n")
-
-
-def _read_config(path: str) -> dict[str, Any]:
-    """A YAML config file's mapping, or a ValueError in one line naming the file and the problem."""
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"config file {path!r} not found; pass --config with a YAML file such as configs/tournament.yaml")
-    try:
-        loaded = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ValueError(f"{path} is not valid YAML{where}: {getattr(e, 'problem', None) or e}; fix the file") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a text file; pass a YAML config") from None
-    if not isinstance(loaded, dict):
-        raise ValueError(f"{path} holds a YAML {type(loaded).__name__}, not a mapping of option: value")
-    return loaded
 
 
 def _slug(text: str) -> str:

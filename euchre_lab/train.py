@@ -72,8 +72,8 @@ from euchre_agents.ppo import (
 from euchre_env import Engine, EuchreState, EuchreVectorEnv, Rules, RulesError
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODES, REWARDS
+from euchre_lab.presets import read_preset
 
-ROOT = Path(__file__).resolve().parents[1]
 SELF = "self"
 POOL = "pool"
 STAGES = ("ppo", "distill")
@@ -232,21 +232,10 @@ def coerce(name: str, value: Any) -> Any:
 
 def read_config(path: str) -> dict[str, Any]:
     """A YAML preset's options, checked against `Args`."""
-    p = Path(path)
-    if not p.exists() and not p.is_absolute() and (ROOT / p).exists():
-        p = ROOT / p
-    if not p.is_file():
-        raise ConfigError(f"config file {path!r} not found; pass --config with a YAML preset such as configs/ppo.yaml")
     try:
-        values = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(f"{path} is not valid YAML{where}: {getattr(e, 'problem', None) or e}; fix the file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read config file {path!r}: {e}") from None
-    if not isinstance(values, dict):
-        raise ConfigError(f"{path} holds a YAML {type(values).__name__}, not a mapping of option: value")
+        values = read_preset(path, "configs/ppo.yaml")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     unknown = sorted(set(values) - set(FIELD_TYPES) - set(COMMAND_LINE_ONLY))
     if unknown:
         raise ConfigError(f"{path}: unknown option(s) {unknown}; known: {sorted(set(FIELD_TYPES) - set(COMMAND_LINE_ONLY))}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import evaluate
 from euchre_agents.base import Agent, RandomAgent
@@ -276,3 +277,19 @@ def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
     evaluate.save_tournament(tournament, tmp_path / "rr", {})
     evaluate.save_match(tournament.matches[0], tmp_path / "m", {})
     assert len(titles) == 3 and all(t.endswith("\nrules: target_points=5") for t in titles), titles
+
+
+def test_presets_are_read_by_one_reader_that_falls_back_to_the_checkout(tmp_path, monkeypatch):
+    import train
+    from euchre_lab.presets import read_preset
+
+    monkeypatch.chdir(tmp_path)  # an installed tool run from another folder
+    assert read_preset("configs/tournament.yaml", "x") == yaml.safe_load((ROOT / "configs" / "tournament.yaml").read_text())
+    assert train.read_config("configs/ppo_tiny.yaml")["num_envs"] == yaml.safe_load((ROOT / "configs" / "ppo_tiny.yaml").read_text())["num_envs"]
+    (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(ValueError, match="binary.yaml is not a text file; pass a YAML preset"):
+        read_preset("binary.yaml", "x")
+    with pytest.raises(train.ConfigError, match="binary.yaml is not a text file"):
+        train.read_config("binary.yaml")
+    with pytest.raises(ValueError, match="config file 'none.yaml' not found; pass --config with a YAML preset such as configs/x.yaml"):
+        read_preset("none.yaml", "configs/x.yaml")

@@ -1,0 +1,34 @@
+"""The YAML presets of the tools (`configs/`): one reader for `train.py` and `evaluate.py`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+"""The folder holding `euchre_lab/`: the checkout, whose `configs/` an installed tool falls back to."""
+
+
+def read_preset(path: str, example: str) -> dict[str, Any]:
+    """The mapping of YAML preset `path` (a relative path missing here is looked up in the checkout), or a
+    ValueError in one line naming the file, the problem and (for a missing file) an `example` preset."""
+    p = Path(path)
+    if not p.exists() and not p.is_absolute() and (CHECKOUT / p).exists():
+        p = CHECKOUT / p
+    if not p.is_file():
+        raise ValueError(f"config file {path!r} not found; pass --config with a YAML preset such as {example}")
+    try:
+        loaded = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ValueError(f"{path} is not valid YAML{where}: {getattr(e, 'problem', None) or e}; fix the file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file; pass a YAML preset") from None
+    except OSError as e:
+        raise ValueError(f"cannot read config file {path!r}: {e}") from None
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path} holds a YAML {type(loaded).__name__}, not a mapping of option: value")
+    return loaded
