@@ -1044,6 +1044,21 @@ def distill_checkpoint(net, optimizer, args, engine, model_kwargs, update, sampl
     }
 
 
+class EpochOrders:
+    """The order in which an epoch visits the training rows: a pure function of (seed, epoch), so a resumed run
+    sees the same batches; drawn once per epoch (a permutation of millions of rows costs about a second)."""
+
+    def __init__(self, seed: int, rows: np.ndarray):
+        self.seed, self.rows = seed, rows
+        self.epoch, self.cached = -1, rows
+
+    def order(self, epoch: int) -> np.ndarray:
+        """The rows in epoch `epoch`'s order."""
+        if epoch != self.epoch:
+            self.epoch, self.cached = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.rows)
+        return self.cached
+
+
 def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     """Supervised distillation of the teacher's action values into the actor-critic (stage `distill`)."""
     run = start_run(args, checkpoint, "distill", Engine(Rules.from_dict(args.rules), episode=args.episode, reward=args.reward))
@@ -1062,10 +1077,11 @@ def distill(args: Args, checkpoint: dict[str, Any] | None = None) -> None:
     )
     bar = tqdm(total=num_updates, initial=update, unit="update", disable=not args.progress, dynamic_ncols=True)
     start_time, start_update = time.time(), update
+    orders = EpochOrders(args.seed, split.train_rows)
     with StopRequest() as stop:
         while update < num_updates:
             epoch, position = divmod(update, per_epoch)
-            order = np.random.default_rng([args.seed, epoch]).permutation(split.train_rows)
+            order = orders.order(epoch)
             rows = np.sort(order[position * args.distill_batch_size : (position + 1) * args.distill_batch_size])
             if args.anneal_lr:
                 optimizer.param_groups[0]["lr"] = (1.0 - update / num_updates) * args.learning_rate
