@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 import train
 from euchre_agents.registry import make_agent
@@ -344,3 +345,23 @@ def test_ctrl_c_prints_the_exact_resume_command(tmp_path):
     assert last_line.endswith(f"; continue the run with: {train.python_command()} train.py --resume {latest}")
     stopped_at = int(last_line.split("after update ")[1].split(",")[0])
     assert torch.load(latest, weights_only=True)["update"] == stopped_at  # the update that finished is saved
+
+
+TRAIN_PRESETS = sorted(
+    p.name for p in (ROOT / "configs").glob("*.yaml") if not {"bots", "round_robin", "policies"} & set(yaml.safe_load(p.read_text()))
+)
+"""The presets of train.py: all but evaluate.py's (bots, round_robin) and the RLlib example's (policies)."""
+
+
+def test_the_configs_folder_has_the_training_presets_the_readme_names():
+    assert {"ppo.yaml", "ppo_tiny.yaml", "ppo_long.yaml", "distill.yaml", "distill_onpolicy.yaml", "finetune.yaml"} <= set(TRAIN_PRESETS)
+
+
+@pytest.mark.parametrize("name", TRAIN_PRESETS)
+def test_every_training_preset_in_configs_passes_train_py_s_option_checks(name):
+    """A preset with a typo, a bad number or an unknown bot fails here, not an hour into someone's run (its teacher data
+    and checkpoints are not part of the checkout, so check_stage is left out)."""
+    args, _ = train.parse_args(["--config", f"configs/{name}"])
+    train.check_numbers(args)
+    train.check_opponents(args, train.check_game(args))
+    assert args.stage in ("ppo", "distill")
