@@ -68,6 +68,7 @@ from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.rules import Rules, RulesError
+from euchre_lab.invocation import help_command, tool_name
 from euchre_lab.presets import read_preset
 
 HANDS = "hands"
@@ -1190,8 +1191,8 @@ class _OneLineErrorParser(argparse.ArgumentParser):
     """argparse with its errors on one line, pointing at --help."""
 
     def error(self, message: str) -> typing.NoReturn:
-        """Print `evaluate.py: error: ...` and exit with status 2."""
-        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every option)\n")
+        """Print `evaluate.py: error: ...` (`euchre-evaluate: error: ...` when installed) with the pointer to --help; exit 2."""
+        self.exit(2, f"{tool_name('evaluate.py')}: error: {message} ({help_command('evaluate.py')} lists every option)\n")
 
 
 def _slug(text: str) -> str:
@@ -1282,7 +1283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ray is not None:
             connect_ray(args.ray, num_cpus=args.workers)
     except (ValueError, RulesError, OSError, yaml.YAMLError) as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
+        print(f"{tool_name('evaluate.py')}: error: {error}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     if args.round_robin:

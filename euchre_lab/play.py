@@ -21,6 +21,7 @@ from euchre_agents.registry import make_agent
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules, RulesError
+from euchre_lab.invocation import tool_name
 from euchre_play.table import PERSON, SEAT_NAMES, Table, resolve_spec
 
 
@@ -83,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(args.host, args.port, rules, [args.partner, args.opponents])
         table = Table(seat_players(args.seat, args.partner, args.opponents, args.watch), rules, seed=args.seed)
     except (RulesError, ValueError, FileNotFoundError) as err:
-        print(f"play.py: {err}", file=sys.stderr)
+        print(f"{tool_name('play.py')}: {err}", file=sys.stderr)
         return 2
     from rich.console import Console
 

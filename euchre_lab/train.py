@@ -72,6 +72,7 @@ from euchre_agents.ppo import (
 from euchre_env import Engine, EuchreState, EuchreVectorEnv, Rules, RulesError
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODES, REWARDS
+from euchre_lab.invocation import help_command, tool_name
 from euchre_lab.presets import read_preset
 
 SELF = "self"
@@ -286,8 +287,8 @@ class OneLineErrorParser(argparse.ArgumentParser):
     """argparse with its errors on one line (the usage of some forty options would bury them)."""
 
     def error(self, message: str) -> typing.NoReturn:
-        """Print `train.py: error: ...` with the pointer to --help, and exit with status 2."""
-        self.exit(2, f"{self.prog}: error: {message} (python {self.prog} --help lists every option)\n")
+        """Print `train.py: error: ...` (`euchre-train: error: ...` when installed) with the pointer to --help; exit 2."""
+        self.exit(2, f"{tool_name('train.py')}: error: {message} ({help_command('train.py')} lists every option)\n")
 
 
 def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
@@ -532,7 +533,7 @@ def save_and_stop(run: Run, checkpoint: dict[str, Any], update: int) -> None:
     """After Ctrl-C: write the checkpoint of the last finished update, say how to continue, exit 130."""
     save_run_checkpoint(run, checkpoint, update)
     latest = run.ckpt_dir / "latest.pt"
-    print(f"\ntrain.py: interrupted after update {update}, checkpoint written; continue the run with: "
+    print(f"\n{tool_name('train.py')}: interrupted after update {update}, checkpoint written; continue the run with: "
           f"{train_command()} --resume {latest}", file=sys.stderr, flush=True)
     raise SystemExit(130)
 
@@ -1319,9 +1320,9 @@ def announce(args: Args) -> None:
     run_dir = run_folder(args)
     watch = command("tensorboard")
     print(
-        f"train.py: run {args.run_name}: TensorBoard logs in {run_dir}, checkpoints in {run_dir / 'checkpoints'} "
+        f"{tool_name('train.py')}: run {args.run_name}: TensorBoard logs in {run_dir}, checkpoints in {run_dir / 'checkpoints'} "
         f"(every {args.save_interval} update{'s' * (args.save_interval != 1)} and at the end)\n"
-        f"train.py: watch it with: {watch} --logdir {args.runs_dir}",
+        f"{tool_name('train.py')}: watch it with: {watch} --logdir {args.runs_dir}",
         flush=True,
     )
 
@@ -1329,11 +1330,11 @@ def announce(args: Args) -> None:
 def interrupted_message(args: Args | None) -> str:
     """What to tell a user who pressed Ctrl-C: the exact command that continues the run, if it can be."""
     if args is None:
-        return "train.py: interrupted before training started; nothing was written"
+        return f"{tool_name('train.py')}: interrupted before training started; nothing was written"
     latest = run_folder(args) / "checkpoints" / "latest.pt"
     if not latest.exists():
-        return f"train.py: interrupted before the run's first checkpoint; nothing to resume in {run_folder(args)}"
-    return f"train.py: interrupted; continue the run with: {train_command()} --resume {latest}"
+        return f"{tool_name('train.py')}: interrupted before the run's first checkpoint; nothing to resume in {run_folder(args)}"
+    return f"{tool_name('train.py')}: interrupted; continue the run with: {train_command()} --resume {latest}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1352,7 +1353,7 @@ def main(argv: list[str] | None = None) -> None:
         announce(args)
         (distill if args.stage == "distill" else train)(dataclasses.replace(args, overwrite=False), checkpoint)
     except (ConfigError, CheckpointError, RulesError) as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
+        print(f"{tool_name('train.py')}: error: {e}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print(interrupted_message(args), file=sys.stderr)

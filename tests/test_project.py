@@ -52,6 +52,10 @@ def test_the_tools_are_installed_as_console_scripts():
     refused = subprocess.run([str(bin_dir / "euchre-evaluate"), "heuristc", "random"], capture_output=True, text=True, cwd=ROOT)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.strip().splitlines() == [refused.stderr.strip()] and "unknown agent 'heuristc'" in refused.stderr
+    assert refused.stderr.startswith("euchre-evaluate: error:")  # the command's name, not the checkout's evaluate.py
+    bad_flag = subprocess.run([str(bin_dir / "euchre-train"), "--num-env", "8"], capture_output=True, text=True, cwd=ROOT)
+    assert bad_flag.returncode == 2 and bad_flag.stderr.startswith("euchre-train: error:")
+    assert "(euchre-train --help lists every option)" in bad_flag.stderr
     for tool in ("euchre-train", "euchre-play"):
         shown = subprocess.run([str(bin_dir / tool), "--help"], capture_output=True, text=True, cwd=ROOT)
         assert shown.returncode == 0 and shown.stdout.startswith(f"usage: {tool}"), shown.stderr
