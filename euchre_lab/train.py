@@ -1309,10 +1309,11 @@ def python_command() -> str:
 
 def train_command() -> str:
     """How this run was started, as a hint spells it: `python train.py` in a checkout, `euchre-train` installed."""
+    name = tool_name("train.py")
+    if name != "train.py":
+        return name
     script = sys.argv[0]
-    if script.endswith(".py"):
-        return f"{python_command()} {script}"
-    return Path(script).name if Path(script).name.startswith("euchre-") else f"{python_command()} train.py"
+    return f"{python_command()} {script if script.endswith('.py') else 'train.py'}"
 
 
 def announce(args: Args) -> None:
