@@ -331,10 +331,11 @@ def test_a_person_plays_a_full_hand_in_headless_chromium_by_clicking(tmp_path):
 
 
 def _click_through_hands(browser, tmp_path: Path) -> dict[str, int]:
-    """Click legal choices until the person has made a call and a hand they played cards in has been scored.
+    """Click legal choices until the person has made a call, has been shown a trick with two cards already in it
+    (the mid-hand screenshot), and a hand they played cards in has been scored.
 
-    A bot ahead of the person can order up before the person's turn to bid, so one hand need not offer the person a
-    call; the game deals on until one has.
+    A bot ahead of the person can order up before the person's turn to bid, and the person may lead or play second
+    to every trick of a hand, so one hand need not offer all of these; the game deals on until they have happened.
     """
     from selenium.common.exceptions import StaleElementReferenceException
 
@@ -344,7 +345,7 @@ def _click_through_hands(browser, tmp_path: Path) -> dict[str, int]:
     while time.monotonic() < deadline:
         try:
             finished = re.match(r"Hand (\d+):", _text(browser, "last-hand"))
-            if finished and int(finished.group(1)) in played_in and clicked["call"] >= 1:
+            if finished and int(finished.group(1)) in played_in and clicked["call"] >= 1 and (tmp_path / "mid_hand.png").exists():
                 return clicked
             kind = _click_one(browser, tmp_path, clicked)
             if kind == "card":
