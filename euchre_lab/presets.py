@@ -7,16 +7,21 @@ from typing import Any
 
 import yaml
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-"""The folder holding `euchre_lab/`: the checkout, whose `configs/` an installed tool falls back to."""
+BUNDLED = Path(__file__).resolve().parent
+"""The folder holding `configs/` as the tools ship it: `euchre_lab/configs` links to the checkout's
+`configs/`, and an installed package (`pip install .`, a wheel) carries a copy of it."""
 
 
 def read_preset(path: str, example: str) -> dict[str, Any]:
-    """The mapping of YAML preset `path` (a relative path missing here is looked up in the checkout), or a
-    ValueError in one line naming the file, the problem and (for a missing file) an `example` preset."""
+    """The mapping of YAML preset `path`, or a ValueError in one line naming the file, the problem and (for a
+    missing file) an `example` preset. A relative path missing from the current folder is looked up among
+    the bundled presets, as `configs/ppo.yaml` or as `ppo.yaml`."""
     p = Path(path)
-    if not p.exists() and not p.is_absolute() and (CHECKOUT / p).exists():
-        p = CHECKOUT / p
+    if not p.exists() and not p.is_absolute():
+        for bundled in (BUNDLED / p, BUNDLED / "configs" / p):
+            if bundled.is_file():
+                p = bundled
+                break
     if not p.is_file():
         raise ValueError(f"config file {path!r} not found; pass --config with a YAML preset such as {example}")
     try:

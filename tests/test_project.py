@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 import euchre_env
 
@@ -85,6 +86,8 @@ def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_
         assert {t for t in top if not t.endswith(".dist-info")} == {"euchre_env", "euchre_agents", "euchre_lab", "euchre_play"}
         assert archive.read("euchre_agents/shipped/euchre_ppo.pt") == (ROOT / "checkpoints" / "euchre_ppo.pt").read_bytes()
         assert "euchre_play/static/index.html" in names
+        for preset in (ROOT / "configs").glob("*.yaml"):
+            assert archive.read(f"euchre_lab/configs/{preset.name}") == preset.read_bytes()
         info = next(t for t in top if t.endswith(".dist-info"))
         assert set(archive.read(f"{info}/top_level.txt").decode().split()) == {"euchre_env", "euchre_agents", "euchre_lab", "euchre_play"}
         for name, target in TOOLS.items():
@@ -95,3 +98,10 @@ def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_
                            env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()) == (tmp_path / "site" / "euchre_agents" / "shipped" / "euchre_ppo.pt").resolve()
+    presets = ("from euchre_lab.presets import read_preset; "
+               "print(read_preset('configs/ppo.yaml', '')['total_timesteps'], read_preset('ppo_tiny.yaml', '')['num_envs'])")
+    read = subprocess.run([sys.executable, "-c", presets], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    assert read.returncode == 0, read.stderr
+    ppo, tiny = (yaml.safe_load((ROOT / "configs" / name).read_text()) for name in ("ppo.yaml", "ppo_tiny.yaml"))
+    assert read.stdout.split() == [str(ppo["total_timesteps"]), str(tiny["num_envs"])]
