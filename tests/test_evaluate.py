@@ -279,12 +279,13 @@ def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
     assert len(titles) == 3 and all(t.endswith("\nrules: target_points=5") for t in titles), titles
 
 
-def test_presets_are_read_by_one_reader_that_falls_back_to_the_checkout(tmp_path, monkeypatch):
+def test_presets_are_read_by_one_reader_that_falls_back_to_the_bundled_presets(tmp_path, monkeypatch):
     import train
     from euchre_lab.presets import read_preset
 
     monkeypatch.chdir(tmp_path)  # an installed tool run from another folder
-    assert read_preset("configs/tournament.yaml", "x") == yaml.safe_load((ROOT / "configs" / "tournament.yaml").read_text())
+    tournament = yaml.safe_load((ROOT / "configs" / "tournament.yaml").read_text())
+    assert read_preset("configs/tournament.yaml", "x") == read_preset("tournament.yaml", "x") == tournament
     assert train.read_config("configs/ppo_tiny.yaml")["num_envs"] == yaml.safe_load((ROOT / "configs" / "ppo_tiny.yaml").read_text())["num_envs"]
     (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00junk")
     with pytest.raises(ValueError, match="binary.yaml is not a text file; pass a YAML preset"):
@@ -293,3 +294,23 @@ def test_presets_are_read_by_one_reader_that_falls_back_to_the_checkout(tmp_path
         train.read_config("binary.yaml")
     with pytest.raises(ValueError, match="config file 'none.yaml' not found; pass --config with a YAML preset such as configs/x.yaml"):
         read_preset("none.yaml", "configs/x.yaml")
+
+
+def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
+    """benchmarks/paired_difference.py: the difference of two margins against one opponent, pair by pair."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("paired_difference", ROOT / "benchmarks" / "paired_difference.py")
+    paired = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paired)
+    for a, seed in (("heuristic", 3), ("random", 3), ("random", 4)):
+        match = evaluate.play_match(Rules(), a, "random", hands=40, seed=seed, chunk=8)
+        evaluate.save_match(match, tmp_path / f"{a}_{seed}", {}, plots=False)
+    first, second, difference, pairs, _ = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
+    assert pairs == 20
+    assert difference.value == pytest.approx(first.value - second.value)
+    assert difference.low < difference.value < difference.high
+    with pytest.raises(ValueError, match="differ in seed"):
+        paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_4")
+    with pytest.raises(ValueError, match="is not a match folder of evaluate.py"):
+        paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "none")

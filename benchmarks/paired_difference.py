@@ -1,0 +1,79 @@
+"""How much better bot A1 does than bot A2 against the same opponent, on the same duplicate deals.
+
+    python benchmarks/paired_difference.py results/r6_vs_pimc results/r4_vs_pimc
+
+Each argument is a folder written by `evaluate.py A B --seed S` (its `match.json` and `pairs.csv`). Both
+matches must have the same opponent B, the same rules, mode and seed, so that they hold the same deals
+(pairs with the same key). The difference of the two margins is then estimated pair by pair, so the luck
+of the cards that both matches share cancels: its interval is narrower than that of two independent
+matches of the same size, by as much as the two bots' results on a deal are correlated (printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from euchre_lab.evaluate import Estimate, ratio_estimate, two_sided_p
+
+SAME = ("b", "mode", "seed", "rules")
+"""What two matches must share to hold the same deals against the same opponent."""
+
+
+def read_match(folder: Path) -> tuple[dict, dict[str, tuple[float, float]]]:
+    """A match folder's summary and {deal key: (A's margin in points, hands)} per duplicate pair."""
+    try:
+        summary = json.loads((folder / "match.json").read_text())["match"]
+        with open(folder / "pairs.csv", newline="") as f:
+            pairs = {row["key"]: (float(row["a_points"]) - float(row["b_points"]), float(row["hands"])) for row in csv.DictReader(f)}
+    except (OSError, KeyError, ValueError) as e:
+        raise ValueError(f"{folder} is not a match folder of evaluate.py (match.json and pairs.csv): {e}") from None
+    return summary, pairs
+
+
+def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Estimate, int, float]:
+    """Margins per hand of the two matches and their difference (first - second) over the deals both
+    played, the number of those pairs and the correlation of the two margins per pair; a ValueError if
+    they are not matches on the same deals."""
+    (one, pairs_one), (two, pairs_two) = read_match(first), read_match(second)
+    for field in SAME:
+        if one.get(field) != two.get(field):
+            raise ValueError(f"{first} and {second} differ in {field} ({one.get(field)!r} vs {two.get(field)!r}); "
+                             f"compare matches against the same opponent with the same rules, mode and seed")
+    keys = sorted(pairs_one.keys() & pairs_two.keys())
+    if len(keys) < 2:
+        raise ValueError(f"{first} and {second} share {len(keys)} deals; they need the same seed and two or more pairs")
+    m1, h1 = np.array([pairs_one[k] for k in keys]).T
+    m2, h2 = np.array([pairs_two[k] for k in keys]).T
+    if not np.array_equal(h1, h2):
+        raise ValueError(f"{first} and {second} played different numbers of hands on the same deals (games mode?); "
+                         f"compare hands-mode matches")
+    correlation = float(np.corrcoef(m1, m2)[0, 1]) if m1.std() > 0 and m2.std() > 0 else float("nan")
+    return ratio_estimate(m1, h1), ratio_estimate(m2, h2), ratio_estimate(m1 - m2, h1), len(keys), correlation
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the two margins and their paired difference."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("first", type=Path, help="match folder of the first bot against the opponent")
+    parser.add_argument("second", type=Path, help="match folder of the second bot against the same opponent")
+    args = parser.parse_args(argv)
+    try:
+        first, second, difference, pairs, correlation = paired_difference(args.first, args.second)
+    except ValueError as e:
+        print(f"paired_difference.py: error: {e}", file=sys.stderr)
+        return 2
+    print(f"{args.first}: margin {first} per hand")
+    print(f"{args.second}: margin {second} per hand")
+    print(f"difference over the same {pairs} pairs: {difference} per hand, p = {two_sided_p(difference):.3g} "
+          f"(the margins' correlation per pair {correlation:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
