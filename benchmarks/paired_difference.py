@@ -1,6 +1,6 @@
 """How much better bot A1 does than bot A2 against the same opponent, on the same duplicate deals.
 
-    python benchmarks/paired_difference.py results/r6_vs_pimc results/r4_vs_pimc
+    python benchmarks/paired_difference.py docs/results/tune2_r6 docs/results/tune2_r4
 
 Each argument is a folder written by `evaluate.py A B --seed S` (its `match.json` and `pairs.csv`). Both
 matches must have the same opponent B, the same rules, mode and seed, so that they hold the same deals
