@@ -163,6 +163,37 @@ class ActorCritic(nn.Module):
         return self.value(self.trunk(obs)).squeeze(-1)
 
 
+@torch.no_grad()
+def widen_network(net: ActorCritic, engine: Engine, hidden_size: int, seed: int = 0) -> ActorCritic:
+    """A copy of `net` with `hidden_size` units per hidden layer that computes the same function (Net2WiderNet).
+
+    Each new unit copies the incoming weights of a randomly drawn unit of its layer; the outgoing weights
+    of a unit and its copies are split among them in random shares that sum to one, so the output is
+    unchanged while the copies get different gradients and can learn apart.
+    """
+    old_linears = [m for m in net.trunk if isinstance(m, nn.Linear)]
+    old_size = old_linears[0].out_features
+    if hidden_size <= old_size:
+        raise ValueError(f"the network is {old_size} wide already; widen it to more than that, not {hidden_size}")
+    wide = ActorCritic(engine, hidden_size, len(old_linears), net.canonical_suits, net.action_value is not None)
+    new_linears = [m for m in wide.trunk if isinstance(m, nn.Linear)]
+    generator = torch.Generator().manual_seed(seed)
+    source, share = None, None
+    for old, new in zip(old_linears, new_linears):
+        weight = old.weight if source is None else old.weight[:, source] * share
+        source = torch.cat([torch.arange(old_size), torch.randint(old_size, (hidden_size - old_size,), generator=generator)])
+        new.weight.copy_(weight[source])
+        new.bias.copy_(old.bias[source])
+        draw = torch.rand(hidden_size, generator=generator) + 0.5
+        share = draw / torch.zeros(old_size).index_add_(0, source, draw)[source]
+    for name in ("policy", "value", "action_value"):
+        old, new = getattr(net, name), getattr(wide, name)
+        if old is not None:
+            new.weight.copy_(old.weight[:, source] * share)
+            new.bias.copy_(old.bias)
+    return wide
+
+
 def observation_signature(engine: Engine) -> dict[str, Any]:
     """What a network's input and output depend on: observation size, each block's cells, number of actions."""
     return {
@@ -371,9 +402,10 @@ class PPOAgent(Agent):
         return torch.softmax(logits.double(), dim=-1).cpu().numpy()
 
 
-def export_policy(src: str, dst: str) -> None:
+def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int = 0) -> None:
     """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states),
-    in this version's observation layout."""
+    in this version's observation layout; with `hidden_size`, the same function in a wider network
+    (`widen_network`), for train.py's --init-checkpoint."""
     checkpoint = read_checkpoint(src, PLAY)
     policy = {k: checkpoint[k] for k in POLICY_KEYS}
     engine = Engine(Rules.from_dict(checkpoint["rules"]))
@@ -381,6 +413,11 @@ def export_policy(src: str, dst: str) -> None:
     policy["model"] = dict(checkpoint["model"])
     _relayout_first_layer(policy["model"], checkpoint["observation"], engine)
     policy["observation"] = observation_signature(engine)
+    if hidden_size is not None:
+        net = ActorCritic(engine, **checkpoint["model_kwargs"])
+        net.load_state_dict(policy["model"])
+        policy["model"] = widen_network(net, engine, hidden_size, seed).state_dict()
+        policy["model_kwargs"] = dict(checkpoint["model_kwargs"], hidden_size=hidden_size)
     torch.save(policy, dst)
 
 
@@ -410,9 +447,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Export a play-only policy from a train.py checkpoint.")
     parser.add_argument("src", help="checkpoint written by train.py")
     parser.add_argument("dst", help="where to write the policy")
+    parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
     cli = parser.parse_args()
     try:
-        export_policy(cli.src, cli.dst)
+        export_policy(cli.src, cli.dst, cli.hidden_size, cli.seed)
     except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
         parser.exit(2, f"python -m euchre_agents.ppo: error: {e}\n")
     print(f"wrote {cli.dst}")

@@ -159,3 +159,32 @@ def test_bare_ppo_spec_plays_the_shipped_agent():
     np.testing.assert_array_equal(bare, named)
     assert state.legal[np.arange(256), bare].all()
     assert SHIPPED.stat().st_size < 20 * 2**20
+
+
+def test_a_widened_network_plays_the_same_and_a_distillation_run_starts_from_it(teacher_folder, tmp_path):
+    from euchre_agents.ppo import export_policy, load_checkpoint
+
+    train.main(distill_args(teacher_folder, tmp_path, "--run-name", "narrow", "--distill-epochs", "2"))
+    narrow = tmp_path / "narrow" / "checkpoints" / "latest.pt"
+    export_policy(str(narrow), str(tmp_path / "wide.pt"), hidden_size=80, seed=4)
+    assert load_checkpoint(str(tmp_path / "wide.pt"))["model_kwargs"]["hidden_size"] == 80
+    engine = Engine()
+    state = engine.init(game_keys(2, 512))
+    obs_t, mask_t = torch.as_tensor(engine.observe(state)), torch.as_tensor(state.legal)
+    small, wide = (make_agent(f"ppo:{p}", engine).net for p in (narrow, tmp_path / "wide.pt"))
+    assert wide.trunk[0].out_features == 80 and small.trunk[0].out_features == 32
+    with torch.no_grad():
+        for before, after in zip(small.heads(obs_t, mask_t), wide.heads(obs_t, mask_t)):
+            torch.testing.assert_close(after, before, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="32 wide already; widen it to more than that, not 32"):
+        export_policy(str(narrow), str(tmp_path / "same.pt"), hidden_size=32)
+    train.main(distill_args(teacher_folder, tmp_path, "--run-name", "widened", "--distill-epochs", "1", "--init-checkpoint", str(tmp_path / "wide.pt")))
+    trained = make_agent(f"ppo:{tmp_path / 'widened' / 'checkpoints' / 'latest.pt'}", engine).net
+    assert trained.trunk[0].out_features == 80
+    # Each new unit starts as a copy of an old one; with their different outgoing shares they learn apart.
+    def distance_to_nearest_old_unit(weight: torch.Tensor) -> torch.Tensor:
+        weight = weight.detach()
+        return (weight[32:, None] - weight[None, :32]).abs().amax(dim=2).min(dim=1).values
+
+    assert distance_to_nearest_old_unit(wide.trunk[0].weight).max() == 0
+    assert distance_to_nearest_old_unit(trained.trunk[0].weight).min() > 0
