@@ -22,7 +22,7 @@ from euchre_env.observation import (
     observation_scale,
     observation_size,
 )
-from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, legal_at, record_size
+from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, blank_record, legal_at
 from euchre_env.rules import Rules
 from euchre_env.state import (
     EPISODE_GAME,
@@ -60,9 +60,8 @@ class OneGame:
     __slots__ = ("record", "_state", "_synced")
 
     def __init__(self, num_cards: int, num_actions: int):
-        self.record = np.zeros(record_size(num_cards, num_actions), np.int64)
+        self.record = blank_record(num_cards, num_actions)
         self._state = EuchreState.empty(1, num_cards, num_actions)
-        kernels.one_load(self._state.arrays(), 0, self.record)
         self._synced = True
 
     @classmethod
@@ -344,5 +343,5 @@ class Engine:
     def observe_one(self, game: OneGame, seat: int) -> np.ndarray:
         """(D,) float32 observation of `seat` in one game, as a new array."""
         out = np.empty(self.observation_size, np.float32)
-        kernels.one_observe(game.record, self.table, seat, out)
+        kernels.one_observe(game.record, self.table, seat, out, True)
         return out

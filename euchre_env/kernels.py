@@ -571,9 +571,10 @@ def one_step(r, t, action, rewards):
 
 
 @njit(cache=True)
-def one_observe(r, t, seat, out):
-    """Seat `seat`'s float32 observation of the game in `r` into `out` (D,)."""
-    encode(r, seat, t, out, True)
+def one_observe(r, t, seat, out, divide_score):
+    """Seat `seat`'s observation of the game in `r` into `out` (D,), as `encode` (pass divide_score
+    from Python, as the batched calls do: a constant would compile `encode` a second time)."""
+    encode(r, seat, t, out, divide_score)
 
 
 @njit(cache=True)
@@ -586,3 +587,58 @@ def one_load(s, row, r):
 def one_store(r, s, row):
     """The record `r` into row `row` of a state's arrays."""
     store_rows(r.reshape((1, r.shape[0])), *s, np.array([row]), True)
+
+
+# ------------------------------------------------------------------ games kept as records (the vector env)
+
+
+@njit(cache=True)
+def records_init(records, t, keys):
+    """`one_init` on every record (rows of an (N, R) matrix, each holding an empty game) with its deal key."""
+    for g in range(records.shape[0]):
+        one_init(records[g], t, keys[g])
+
+
+@njit(cache=True)
+def records_view(r, t, g, to_play, legal, obs, divide_score):
+    """Row g of what the vector env returns for record r: the seat to act, its legal mask and its observation."""
+    to_play[g] = r[TO_PLAY]
+    at = legal_at(t[T_NUM_CARDS])
+    for action in range(t[T_NUM_ACTIONS]):
+        legal[g, action] = r[at + action] != 0
+    encode(r, max(r[TO_PLAY], 0), t, obs[g], divide_score)
+
+
+@njit(cache=True)
+def records_observe(records, t, to_play, legal, obs, divide_score):
+    """`records_view` of every record."""
+    for g in range(records.shape[0]):
+        records_view(records[g], t, g, to_play, legal, obs, divide_score)
+
+
+@njit(cache=True)
+def records_step(records, t, actions, rewards, first_deal, max_hands, ended, final, to_play, legal, obs, divide_score):
+    """The vector env's step on games kept as records: `one_step` per game, then (same-step autoreset)
+    `restart` of each game whose episode ended (ended[g] = terminated, truncated after `max_hands`
+    hands, -1 for no limit; final[g] = its score and hand points before the restart), then `records_view`.
+
+    Returns -1, or the first live game whose action is illegal: then nothing has been applied.
+    """
+    n = records.shape[0]
+    for g in range(n):
+        if records[g, PHASE] < HAND_OVER and not is_legal(records[g], t, actions[g]):
+            return g
+    for g in range(n):
+        r = records[g]
+        one_step(r, t, actions[g], rewards[g])
+        terminated = r[PHASE] >= HAND_OVER
+        truncated = not terminated and max_hands >= 0 and r[DEAL_COUNT] - first_deal[g] >= max_hands
+        ended[g, 0], ended[g, 1] = terminated, truncated
+        for side in range(2):
+            final[g, side] = r[SCORE + side]
+            final[g, 2 + side] = r[HAND_POINTS + side]
+        if terminated or truncated:
+            restart(r, t)
+            first_deal[g] = r[DEAL_COUNT]
+        records_view(r, t, g, to_play, legal, obs, divide_score)
+    return -1

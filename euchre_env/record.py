@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
-from euchre_env.state import MAX_BIDS
+from euchre_env.state import FIELDS, MAX_BIDS
 
 (KEY, DEAL_COUNT, PHASE, TO_PLAY, DEALER, UPCARD, NUM_BIDS, TRUMP, MAKER, ORDERED_UP, MAKER_ALONE,
  LONE_DEFENDER, DEFENDER_ASKS, PICKED_UP, DISCARD, TRICK_INDEX, CARDS_IN_TRICK, LED_SUIT, THROWN_IN,
@@ -60,6 +60,36 @@ def legal_at(c):
 def record_size(num_cards: int, num_actions: int) -> int:
     """Entries in a record for this deck and action count."""
     return HAND + (2 * NUM_SEATS + 2) * num_cards + num_actions
+
+
+def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
+    """Where each `EuchreState` field sits in a record: its cells, in the order of the field's values
+    (C order), as `load_rows` reads and `store_rows` writes them."""
+    c = num_cards
+    scalars = ["key", "deal_count", "phase", "to_play", "dealer", "upcard", "num_bids", "trump", "maker",
+               "ordered_up", "maker_alone", "lone_defender", "defender_asks", "picked_up", "discard",
+               "trick_index", "cards_in_trick", "led_suit", "thrown_in", "hand_number"]
+    cells = {name: np.array([at]) for name, at in zip(scalars, range(BIDS))}
+    blocks = {
+        "bids": (BIDS, MAX_BIDS), "active": (ACTIVE, NUM_SEATS), "trick_cards": (TRICK_CARDS, NUM_TRICKS * NUM_SEATS),
+        "trick_leader": (TRICK_LEADER, NUM_TRICKS), "trick_winner": (TRICK_WINNER, NUM_TRICKS),
+        "tricks_won": (TRICKS_WON, 2), "hand_points": (HAND_POINTS, 2), "score": (SCORE, 2),
+        "rubber_points": (RUBBER_POINTS, 2), "games_won": (GAMES_WON, 2), "hand": (HAND, NUM_SEATS * c),
+        "dealt": (HAND + NUM_SEATS * c, NUM_SEATS * c), "card_player": (HAND + 2 * NUM_SEATS * c, c),
+        "card_trick": (HAND + (2 * NUM_SEATS + 1) * c, c), "legal": (HAND + (2 * NUM_SEATS + 2) * c, num_actions),
+    }
+    cells.update({name: np.arange(start, start + size) for name, (start, size) in blocks.items()})
+    return cells
+
+
+def blank_record(num_cards: int, num_actions: int) -> np.ndarray:
+    """The record of a game before its first deal: every field at its `FIELDS` value (no kernel call,
+    so that making one compiles nothing)."""
+    record = np.zeros(record_size(num_cards, num_actions), np.int64)
+    cells = field_cells(num_cards, num_actions)
+    for name, _, _, value in FIELDS:
+        record[cells[name]] = int(value)
+    return record
 
 
 @njit(cache=True)

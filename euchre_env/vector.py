@@ -10,6 +10,12 @@ while the rewards and `terminated` flag belong to the episode that just ended.
 thrown in) and its episode is not: `truncated[i]` is True and the game restarts in the same call, like
 a finished one. Real play always ends; this only guards against a policy that never names trump
 under `stick_the_dealer=False`.
+
+The games live as game records (`record.py`, one row each of an (N, R) matrix) that the rule kernels
+step in place, with the autoreset and the observations in the same pass (`kernels.records_step`).
+`env.state` is the same games as an `EuchreState`: once it has been read (or set), every step reads
+the games from it and writes them back, so it stays current and a state changed or set from outside
+is the one that plays on; until then the records alone are stepped.
 """
 
 from __future__ import annotations
@@ -20,9 +26,14 @@ import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, game_keys
+from euchre_env import kernels
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, IllegalActionError, game_keys
+from euchre_env.record import DEAL_COUNT, load_rows, store_rows
 from euchre_env.rules import Rules
+from euchre_env.state import FIELDS
 from euchre_env.truncation import check_max_hands
+
+_DTYPE = {name: dtype for name, dtype, _, _ in FIELDS}
 
 
 class EuchreVectorEnv:
@@ -65,20 +76,68 @@ class EuchreVectorEnv:
         self.single_action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
         self.observation_space = gymnasium.spaces.Box(0, high, (self.num_envs, size), self.obs_dtype)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.engine.num_actions))
-        self.state: EuchreState | None = None
         self._seed = seed
         self.copy = bool(copy)
         self._obs_buffer: np.ndarray | None = None
         self._first_deal: np.ndarray | None = None
         """(N,) each game's `deal_count` when its episode began (for `max_hands`)."""
+        self._records: np.ndarray | None = None
+        """(N, R) the games as records, which the kernels step."""
+        self._state: EuchreState | None = None
+        """The games as a state, once `state` is read or set: from then on each step reads it and writes it back."""
+        self._blank = self.engine.new_game().record
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
+        """The legal masks and seats to act that the last reset or step returned."""
+
+    @property
+    def state(self) -> EuchreState | None:
+        """The games as an `EuchreState` (None before `reset`), kept current from then on: changes made
+        to it, or a state assigned here (same rules), are what the next step plays on."""
+        if self._state is None and self._records is not None:
+            self._state = self._snapshot()
+        return self._state
+
+    def _snapshot(self) -> EuchreState:
+        """The records as a new `EuchreState`."""
+        n = self._records.shape[0]
+        state = EuchreState.empty(n, self.engine.num_cards, self.engine.num_actions)
+        store_rows(self._records, *state.arrays(), np.arange(n), True)
+        return state
+
+    @state.setter
+    def state(self, value: EuchreState | None) -> None:
+        self._state, self._records, self._last = value, None, None
+
+    def _games(self) -> np.ndarray:
+        """The games as records; read from `state` when it has been read or set (the caller may have changed it)."""
+        if self._state is not None:
+            n = self._state.num_games
+            if self._records is None or self._records.shape[0] != n:
+                self._records = np.empty((n, self._blank.size), np.int64)
+            load_rows(*self._state.arrays(), np.arange(n), self._records, True)
+        return self._records
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start N new episodes. Game i's deals depend only on (seed, i)."""
         if seed is None:
             seed = self._seed
-        self.state = self.engine.init(game_keys(seed, self.num_envs))
-        self._first_deal = self.state.deal_count.copy()
-        return self._observe(), self._info()
+        self._state, self._records = None, np.repeat(self._blank[None], self.num_envs, axis=0)
+        kernels.records_init(self._records, self.engine.table, game_keys(seed, self.num_envs))
+        self._first_deal = self._records[:, DEAL_COUNT].copy()
+        obs, legal, to_play = self._outputs(self.num_envs)
+        kernels.records_observe(self._records, self.engine.table, to_play, legal, obs, self.obs_dtype == np.float32)
+        self._last = legal, to_play
+        return obs, {"action_mask": legal, "to_play": to_play}
+
+    def _outputs(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Arrays for one call's observations (the reused buffer with `copy=False`), legal masks and seats."""
+        if self.copy:
+            obs = np.empty((n, self.engine.observation_size), self.obs_dtype)
+        else:
+            if self._obs_buffer is None or self._obs_buffer.shape[0] != n:
+                self._obs_buffer = np.empty((n, self.engine.observation_size), self.obs_dtype)
+            obs = self._obs_buffer
+        return obs, np.empty((n, self.engine.num_actions), bool), np.empty(n, np.int64)
 
     def step(
         self, actions: np.ndarray
@@ -87,45 +146,52 @@ class EuchreVectorEnv:
 
         Raises IllegalActionError (nothing applied) if any game's action is illegal.
         """
-        if self.state is None:
+        if self._records is None and self._state is None:
             raise RuntimeError("call reset() before step()")
-        if self._first_deal is None or self._first_deal.shape != self.state.deal_count.shape:
-            self._first_deal = self.state.deal_count.copy()  # a state set from outside: count from now
-        rewards = self.engine.step(self.state, actions)
-        terminated = self.state.done.copy()
-        truncated = np.zeros(self.num_envs, bool)
-        if self.max_hands is not None:
-            truncated = ~terminated & (self.state.deal_count - self._first_deal >= self.max_hands)
+        records = self._games()
+        n = records.shape[0]
+        acts = np.asarray(actions)
+        if acts.shape != (n,) or acts.dtype.kind not in "iu" or (
+            acts.dtype.kind == "u" and acts.size and acts.max() > np.iinfo(np.int64).max
+        ):
+            self.engine.check_actions(self._state or self._snapshot(), acts)  # raises with the full message
+        if self._first_deal is None or self._first_deal.shape != (n,):
+            self._first_deal = records[:, DEAL_COUNT].copy()  # a state set from outside: count from now
+        rewards = np.zeros((n, 4), np.float32)
+        ended = np.empty((n, 2), bool)
+        final = np.empty((n, 4), np.int64)
+        obs, legal, to_play = self._outputs(n)
+        bad = kernels.records_step(
+            records, self.engine.table, acts.astype(np.int64, copy=False), rewards, self._first_deal,
+            -1 if self.max_hands is None else self.max_hands, ended, final, to_play, legal, obs,
+            self.obs_dtype == np.float32,
+        )
+        if bad >= 0:  # nothing was applied
+            self.engine.check_actions(self._state or self._snapshot(), acts)  # raises with the full message
+            raise IllegalActionError(f"illegal action {int(acts[bad])} in game {bad}")
+        if self._state is not None:
+            store_rows(records, *self._state.arrays(), np.arange(n), True)
+        terminated, truncated = ended[:, 0].copy(), ended[:, 1].copy()
         info: dict[str, Any] = {}
-        ended = terminated | truncated
-        if ended.any():
-            rows = np.flatnonzero(ended)
-            info["final_score"] = self.state.score.copy()
-            info["final_hand_points"] = self.state.hand_points.copy()
-            self.engine.restart(self.state, rows)
-            self._first_deal[rows] = self.state.deal_count[rows]
-        obs = self._observe()
-        info.update(self._info())
+        if (terminated | truncated).any():
+            info["final_score"] = final[:, :2].astype(_DTYPE["score"])
+            info["final_hand_points"] = final[:, 2:].astype(_DTYPE["hand_points"])
+        info.update(action_mask=legal, to_play=to_play)
+        self._last = legal, to_play
         return obs, rewards, terminated, truncated, info
-
-    def _observe(self) -> np.ndarray:
-        if self.copy:
-            return self.engine.observe(self.state, dtype=self.obs_dtype)
-        if self._obs_buffer is None:
-            self._obs_buffer = np.empty((self.num_envs, self.engine.observation_size), self.obs_dtype)
-        return self.engine.observe(self.state, out=self._obs_buffer)
-
-    def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.state.legal.copy(), "to_play": self.state.to_play.astype(np.int64)}
 
     @property
     def action_masks(self) -> np.ndarray:
-        """(N, A) bool legal mask of the seat to act in each game (a view; do not modify)."""
+        """(N, A) bool legal mask of the seat to act in each game (do not modify)."""
+        if self._state is None and self._last is not None:
+            return self._last[0]
         return self.state.legal
 
     @property
     def to_play(self) -> np.ndarray:
         """(N,) seat to act in each game."""
+        if self._state is None and self._last is not None:
+            return self._last[1].astype(_DTYPE["to_play"])
         return self.state.to_play
 
     def close(self) -> None:

@@ -133,3 +133,29 @@ def test_the_public_trick_winner_query_names_the_engines_winner_of_every_trick(n
     assert checked > 1000
     with pytest.raises(ValueError, match="cards are ids"):
         engine.trick_winner(0, 0, [0, 1, 2, engine.num_cards])
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(deck=32, joker=True)], ids=["24", "32_joker"])
+def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record_is_an_empty_game(rules):
+    from euchre_env import kernels
+    from euchre_env.record import blank_record, field_cells, load_rows
+    from euchre_env.state import EuchreState
+
+    engine = Engine(rules, episode="game")
+    state = engine.init(game_keys(8, 64))
+    rng = np.random.default_rng(8)
+    for _ in range(37):  # games in every phase, some cards played, bids made
+        engine.step(state, random_actions(state, rng))
+        engine.restart(state, np.flatnonzero(state.done))
+    records = np.empty((64, blank_record(engine.num_cards, engine.num_actions).size), np.int64)
+    load_rows(*state.arrays(), np.arange(64), records, True)
+    cells = field_cells(engine.num_cards, engine.num_actions)
+    assert sorted(cells) == sorted(FIELD_NAMES)
+    assert np.unique(np.concatenate(list(cells.values()))).size == records.shape[1]  # every cell is one field's
+    for name in FIELD_NAMES:
+        values = getattr(state, name).reshape(64, -1).astype(np.int64)
+        assert np.array_equal(records[:, cells[name]], values), name
+    empty = EuchreState.empty(1, engine.num_cards, engine.num_actions)
+    loaded = np.empty_like(records[:1])
+    kernels.one_load(empty.arrays(), 0, loaded[0])
+    assert np.array_equal(blank_record(engine.num_cards, engine.num_actions), loaded[0])

@@ -118,6 +118,67 @@ def test_same_step_autoreset(rules, episode):
     assert (episodes > 0).mean() > 0.9
 
 
+@pytest.mark.parametrize(
+    "rules, episode",
+    [(Rules(), "hand"), (Rules(stick_the_dealer=False), "hand"), (Rules(target_points=3, joker=True), "game"),
+     (Rules(deck=32, target_points=3, rubber_games=2), "rubber")],
+    ids=["hand", "hand_stick_off", "game_to_3", "rubber_32"],
+)
+def test_stepping_the_records_alone_gives_what_the_engine_gives(rules, episode):
+    """Never reading `env.state` (its fast path), every step equals the engine's batched calls and restarts."""
+    env = EuchreVectorEnv(N, rules=rules, episode=episode, seed=5, max_hands=4)
+    engine = Engine(rules, episode=episode)
+    state = engine.init(game_keys(5, N))
+    first_deal = state.deal_count.copy()
+    obs, info = env.reset()
+    rng = np.random.default_rng(5)
+    ended_episodes = 0
+    for _ in range(250):
+        assert np.array_equal(obs, engine.observe(state)) and np.array_equal(info["action_mask"], state.legal)
+        assert np.array_equal(info["to_play"], state.to_play)
+        actions = random_legal(info["action_mask"], rng)
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        assert np.array_equal(rewards, engine.step(state, actions))
+        assert np.array_equal(terminated, state.done)
+        assert np.array_equal(truncated, ~state.done & (state.deal_count - first_deal >= 4))
+        rows = np.flatnonzero(terminated | truncated)
+        if rows.size:
+            ended_episodes += rows.size
+            assert np.array_equal(info["final_score"], state.score) and info["final_score"].dtype == state.score.dtype
+            assert np.array_equal(info["final_hand_points"], state.hand_points)
+            engine.restart(state, rows)
+            first_deal[rows] = state.deal_count[rows]
+        else:
+            assert "final_score" not in info
+    assert ended_episodes >= N
+    for field, value in vars(state).items():
+        assert np.array_equal(value, getattr(env.state, field)), field
+
+
+def test_a_state_read_from_the_env_stays_current_and_changes_to_it_play_on():
+    env, other = EuchreVectorEnv(8, seed=2), EuchreVectorEnv(8, seed=77)
+    obs, info = env.reset()
+    other.reset()
+    held = env.state
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        obs, _, _, _, info = env.step(random_legal(info["action_mask"], rng))
+        assert np.array_equal(obs, env.engine.observe(held)) and np.array_equal(info["action_mask"], held.legal)
+    for field, value in vars(other.state).items():  # changed in place: the env plays the other games now
+        getattr(held, field)[...] = value
+    actions = random_legal(other.action_masks, rng)
+    for ours, theirs in zip(env.step(actions), other.step(actions)):
+        if isinstance(ours, dict):
+            assert ours.keys() == theirs.keys() and all(np.array_equal(ours[k], theirs[k]) for k in ours)
+        else:
+            assert np.array_equal(ours, theirs)
+    fresh = EuchreVectorEnv(8, seed=78)
+    fresh.reset()
+    env.state = fresh.state.copy()  # assigned: the env plays those games
+    actions = random_legal(fresh.action_masks, rng)
+    assert np.array_equal(env.step(actions)[0], fresh.step(actions)[0])
+
+
 def test_autoreset_continues_each_games_own_deal_stream():
     """Game i's episodes depend only on (seed, i) and its own actions, not on the other games."""
     env = EuchreVectorEnv(4, seed=9)
