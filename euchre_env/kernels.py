@@ -2,7 +2,7 @@
 
 Every transition (the cut for the first dealer, the deal, bids, naming trump, alone calls, the
 discard, a card played, the end of a trick, hand and game, the rewards) and the legal mask is one
-function of `(r, t)`: `r` the game's record (`record.py`: its whole state as one int64 vector),
+function of `(r, t)`: `r` the game's record (`record.py`: its whole state as one int32 vector),
 `t` the engine's table (`tables.kernel_table`). The batched entry points (`*_rows`) take a state's
 arrays as a tuple `s` (`EuchreState.arrays()`), load each game's row into a record, run these functions and store it back; the one-game
 entry points (`one_*`) run the very same functions on a record the AEC env keeps (`OneGame`).
@@ -20,7 +20,8 @@ from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
     HAND_POINTS, KEY, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
     RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
-    TRUMP, UPCARD, card_player_at, card_trick_at, dealt_at, legal_at, load_rows, store_rows,
+    TRUMP, UPCARD, RECORD_DTYPE, card_player_at, card_trick_at, dealt_at, get_key, legal_at, load_rows, set_key,
+    store_rows,
 )
 from euchre_env.state import HAND_POINTS_FIELD, LEGAL_FIELD, MAX_BIDS, PHASE_FIELD
 from euchre_env.tables import (
@@ -57,7 +58,7 @@ def copy(r, source, target, size):
 @njit(cache=True)
 def shuffle(r, t):
     """The deck order of the game's next deal (from its key and deal count); advances the count."""
-    perm = deck_order(np.uint64(r[KEY]), r[DEAL_COUNT], t[T_NUM_CARDS])
+    perm = deck_order(get_key(r), np.int64(r[DEAL_COUNT]), t[T_NUM_CARDS])
     r[DEAL_COUNT] += 1
     return perm
 
@@ -480,7 +481,7 @@ def step_rows(s, t, actions, rewards):
     for g in range(n):
         if phase[g] < HAND_OVER and not (0 <= actions[g] < a and legal[g, actions[g]]):
             return g
-    records = np.empty((CHUNK, legal_at(c) + a), np.int64)
+    records = np.empty((CHUNK, legal_at(c) + a), RECORD_DTYPE)
     live = np.empty(n, np.int64)
     m = 0
     for g in range(n):
@@ -507,7 +508,7 @@ RESTART, START_DEALT_HAND, UPDATE_LEGAL = range(3)
 @njit(cache=True)
 def prepare_rows(s, t, rows, what):
     """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
-    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), np.int64)
+    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
     for start in range(0, rows.shape[0], CHUNK):
         chunk = rows[start : min(start + CHUNK, rows.shape[0])]
         load_rows(*s, chunk, records, True)
@@ -527,7 +528,7 @@ def prepare_rows(s, t, rows, what):
 def observe_rows(s, t, seats, out, divide_score):
     """`encode` every row g from seat seats[g] into out[g] (float32 or uint8)."""
     n = s[PHASE_FIELD].shape[0]
-    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), np.int64)
+    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
     for start in range(0, n, CHUNK):
         rows = np.arange(start, min(start + CHUNK, n))
         load_rows(*s, rows, records, False)
@@ -551,7 +552,7 @@ def hand_points_rows(t, maker, alone, lone_defender, tricks_won, rows, out):
 @njit(cache=True)
 def one_init(r, t, key):
     """Start the game in record `r` afresh from deal key `key` (as `init` does for a row)."""
-    r[KEY] = np.int64(key)
+    set_key(r, key)
     r[DEAL_COUNT] = 0
     restart(r, t)
 
@@ -593,13 +594,6 @@ def one_store(r, s, row):
 
 
 @njit(cache=True)
-def records_init(records, t, keys):
-    """`one_init` on every record (rows of an (N, R) matrix, each holding an empty game) with its deal key."""
-    for g in range(records.shape[0]):
-        one_init(records[g], t, keys[g])
-
-
-@njit(cache=True)
 def records_view(r, t, g, to_play, legal, obs, divide_score):
     """Row g of what the vector env returns for record r: the seat to act, its legal mask and its observation."""
     to_play[g] = r[TO_PLAY]
@@ -610,9 +604,11 @@ def records_view(r, t, g, to_play, legal, obs, divide_score):
 
 
 @njit(cache=True)
-def records_observe(records, t, to_play, legal, obs, divide_score):
-    """`records_view` of every record."""
+def records_init(records, t, keys, to_play, legal, obs, divide_score):
+    """`one_init` on every record (rows of an (N, R) matrix, each holding an empty game) with its deal
+    key, then `records_view`."""
     for g in range(records.shape[0]):
+        one_init(records[g], t, keys[g])
         records_view(records[g], t, g, to_play, legal, obs, divide_score)
 
 

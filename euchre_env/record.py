@@ -1,4 +1,4 @@
-"""A game record: one game's whole state as one int64 vector, the form the rule kernels work on.
+"""A game record: one game's whole state as one int32 vector, the form the rule kernels work on.
 
 Handing a kernel one small array is cheap (to call and to compile); handing it the 35 arrays of a
 state is not. The scalar fields sit at fixed positions (`KEY` ... `GAMES_WON`), then the fields
@@ -16,10 +16,27 @@ from numba import njit
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
 from euchre_env.state import FIELDS, MAX_BIDS
 
+RECORD_DTYPE = np.int32
+"""The cells' type: every field fits in 32 bits but the 64-bit deal key, which takes two cells."""
 (KEY, DEAL_COUNT, PHASE, TO_PLAY, DEALER, UPCARD, NUM_BIDS, TRUMP, MAKER, ORDERED_UP, MAKER_ALONE,
  LONE_DEFENDER, DEFENDER_ASKS, PICKED_UP, DISCARD, TRICK_INDEX, CARDS_IN_TRICK, LED_SUIT, THROWN_IN,
- HAND_NUMBER) = range(20)
-BIDS = 20
+ HAND_NUMBER, KEY_HIGH) = range(21)
+BIDS = 21
+LOW_32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def set_key(r, key):
+    """Store a 64-bit deal key in the record's two key cells (low and high 32 bits)."""
+    k = np.uint64(key)
+    r[KEY] = np.int64(k & LOW_32)
+    r[KEY_HIGH] = np.int64(k >> np.uint64(32))
+
+
+@njit(cache=True)
+def get_key(r):
+    """The record's 64-bit deal key."""
+    return (np.uint64(np.int64(r[KEY_HIGH])) << np.uint64(32)) | (np.uint64(np.int64(r[KEY])) & LOW_32)
 ACTIVE = BIDS + MAX_BIDS
 TRICK_CARDS = ACTIVE + NUM_SEATS  # trick * 4 + seat
 TRICK_LEADER = TRICK_CARDS + NUM_TRICKS * NUM_SEATS
@@ -66,10 +83,11 @@ def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
     """Where each `EuchreState` field sits in a record: its cells, in the order of the field's values
     (C order), as `load_rows` reads and `store_rows` writes them."""
     c = num_cards
-    scalars = ["key", "deal_count", "phase", "to_play", "dealer", "upcard", "num_bids", "trump", "maker",
+    scalars = ["key_low", "deal_count", "phase", "to_play", "dealer", "upcard", "num_bids", "trump", "maker",
                "ordered_up", "maker_alone", "lone_defender", "defender_asks", "picked_up", "discard",
                "trick_index", "cards_in_trick", "led_suit", "thrown_in", "hand_number"]
     cells = {name: np.array([at]) for name, at in zip(scalars, range(BIDS))}
+    cells["key"] = np.array([cells.pop("key_low")[0], KEY_HIGH])  # low, high 32 bits
     blocks = {
         "bids": (BIDS, MAX_BIDS), "active": (ACTIVE, NUM_SEATS), "trick_cards": (TRICK_CARDS, NUM_TRICKS * NUM_SEATS),
         "trick_leader": (TRICK_LEADER, NUM_TRICKS), "trick_winner": (TRICK_WINNER, NUM_TRICKS),
@@ -85,7 +103,7 @@ def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
 def blank_record(num_cards: int, num_actions: int) -> np.ndarray:
     """The record of a game before its first deal: every field at its `FIELDS` value (no kernel call,
     so that making one compiles nothing)."""
-    record = np.zeros(record_size(num_cards, num_actions), np.int64)
+    record = np.zeros(record_size(num_cards, num_actions), RECORD_DTYPE)
     cells = field_cells(num_cards, num_actions)
     for name, _, _, value in FIELDS:
         record[cells[name]] = int(value)
@@ -105,7 +123,7 @@ def load_rows(
     c, a = hand.shape[2], legal.shape[1]
     for i in range(rows.shape[0]):
         g, r = rows[i], records[i]
-        r[KEY] = np.int64(key[g])
+        set_key(r, key[g])
         r[DEAL_COUNT] = deal_count[g]
         r[PHASE] = phase[g]
         r[TO_PLAY] = to_play[g]
@@ -169,7 +187,7 @@ def store_rows(
     c, a = hand.shape[2], legal.shape[1]
     for i in range(rows.shape[0]):
         g, r = rows[i], records[i]
-        key[g] = np.uint64(r[KEY])
+        key[g] = get_key(r)
         phase[g] = r[PHASE]
         to_play[g] = r[TO_PLAY]
         dealer[g] = r[DEALER]

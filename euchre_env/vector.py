@@ -113,7 +113,7 @@ class EuchreVectorEnv:
         if self._state is not None:
             n = self._state.num_games
             if self._records is None or self._records.shape[0] != n:
-                self._records = np.empty((n, self._blank.size), np.int64)
+                self._records = np.empty((n, self._blank.size), self._blank.dtype)
             load_rows(*self._state.arrays(), np.arange(n), self._records, True)
         return self._records
 
@@ -122,10 +122,10 @@ class EuchreVectorEnv:
         if seed is None:
             seed = self._seed
         self._state, self._records = None, np.repeat(self._blank[None], self.num_envs, axis=0)
-        kernels.records_init(self._records, self.engine.table, game_keys(seed, self.num_envs))
-        self._first_deal = self._records[:, DEAL_COUNT].copy()
         obs, legal, to_play = self._outputs(self.num_envs)
-        kernels.records_observe(self._records, self.engine.table, to_play, legal, obs, self.obs_dtype == np.float32)
+        keys = game_keys(seed, self.num_envs)
+        kernels.records_init(self._records, self.engine.table, keys, to_play, legal, obs, self.obs_dtype == np.float32)
+        self._first_deal = self._records[:, DEAL_COUNT].copy()
         self._last = legal, to_play
         return obs, {"action_mask": legal, "to_play": to_play}
 

@@ -147,12 +147,18 @@ def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record
     for _ in range(37):  # games in every phase, some cards played, bids made
         engine.step(state, random_actions(state, rng))
         engine.restart(state, np.flatnonzero(state.done))
-    records = np.empty((64, blank_record(engine.num_cards, engine.num_actions).size), np.int64)
+    blank = blank_record(engine.num_cards, engine.num_actions)
+    records = np.empty((64, blank.size), blank.dtype)
     load_rows(*state.arrays(), np.arange(64), records, True)
     cells = field_cells(engine.num_cards, engine.num_actions)
     assert sorted(cells) == sorted(FIELD_NAMES)
     assert np.unique(np.concatenate(list(cells.values()))).size == records.shape[1]  # every cell is one field's
     for name in FIELD_NAMES:
+        if name == "key":  # 64 bits in two 32-bit cells, low then high
+            low, high = (records[:, cell].astype(np.uint32).astype(np.uint64) for cell in cells["key"])
+            assert np.array_equal(high << np.uint64(32) | low, state.key)
+            assert (state.key >> np.uint64(32)).any()  # the high cell is used
+            continue
         values = getattr(state, name).reshape(64, -1).astype(np.int64)
         assert np.array_equal(records[:, cells[name]], values), name
     empty = EuchreState.empty(1, engine.num_cards, engine.num_actions)
