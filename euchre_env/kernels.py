@@ -18,7 +18,7 @@ from euchre_env.deal_keys import deck_order
 from euchre_env.observation import encode
 from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
-    HAND_POINTS, KEY, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
+    HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
     RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
     TRUMP, UPCARD, RECORD_DTYPE, card_player_at, card_trick_at, dealt_at, get_key, legal_at, load_rows, set_key,
     store_rows,
