@@ -414,9 +414,7 @@ def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int 
     _relayout_first_layer(policy["model"], checkpoint["observation"], engine)
     policy["observation"] = observation_signature(engine)
     if hidden_size is not None:
-        net = ActorCritic(engine, **checkpoint["model_kwargs"])
-        net.load_state_dict(policy["model"])
-        policy["model"] = widen_network(net, engine, hidden_size, seed).state_dict()
+        policy["model"] = widen_network(build_network(policy, engine), engine, hidden_size, seed).state_dict()
         policy["model_kwargs"] = dict(checkpoint["model_kwargs"], hidden_size=hidden_size)
     torch.save(policy, dst)
 

@@ -9,6 +9,8 @@ and card tables the kernels read: `tables.py`.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from euchre_env import kernels
@@ -236,15 +238,22 @@ class Engine:
         Rows already finished are left alone (their action is ignored). Raises IllegalActionError,
         leaving the state untouched, if any live game gets an illegal action.
         """
-        acts = np.asarray(actions)
-        if acts.shape != (state.num_games,) or acts.dtype.kind not in "iu":
-            self.check_actions(state, acts)  # raises with the full message
-        if acts.dtype.kind == "u" and acts.size and acts.max() > np.iinfo(np.int64).max:
-            self.check_actions(state, acts)
+        acts = self.action_ids(actions, state.num_games, lambda: state)
         rewards = np.zeros((state.num_games, NUM_SEATS), np.float32)
-        if kernels.step_rows(state.arrays(), self.table, acts.astype(np.int64, copy=False), rewards) >= 0:
+        if kernels.step_rows(state.arrays(), self.table, acts, rewards) >= 0:
             self.check_actions(state, acts)  # raises with the full message; nothing was applied
         return rewards
+
+    def action_ids(self, actions: np.ndarray, n: int, state_for_errors: Callable[[], EuchreState]) -> np.ndarray:
+        """(n,) int64 action ids for a batched step, without checking legality (the kernels do); an action
+        array of another shape, a non-integer dtype or an out-of-range unsigned id raises IllegalActionError,
+        with `check_actions`' message on `state_for_errors()`."""
+        acts = np.asarray(actions)
+        if acts.shape != (n,) or acts.dtype.kind not in "iu" or (
+            acts.dtype.kind == "u" and acts.size and acts.max() > np.iinfo(np.int64).max
+        ):
+            self.check_actions(state_for_errors(), acts)  # raises with the full message
+        return acts.astype(np.int64, copy=False)
 
     def hand_score(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
         """(m, 2) points each team scores for the finished hands in `rows`; only one side scores."""

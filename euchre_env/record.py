@@ -76,26 +76,30 @@ def legal_at(c):
 
 def record_size(num_cards: int, num_actions: int) -> int:
     """Entries in a record for this deck and action count."""
-    return HAND + (2 * NUM_SEATS + 2) * num_cards + num_actions
+    return legal_at.py_func(num_cards) + num_actions
 
 
 def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
     """Where each `EuchreState` field sits in a record: its cells, in the order of the field's values
     (C order), as `load_rows` reads and `store_rows` writes them."""
     c = num_cards
-    scalars = ["key_low", "deal_count", "phase", "to_play", "dealer", "upcard", "num_bids", "trump", "maker",
-               "ordered_up", "maker_alone", "lone_defender", "defender_asks", "picked_up", "discard",
-               "trick_index", "cards_in_trick", "led_suit", "thrown_in", "hand_number"]
-    cells = {name: np.array([at]) for name, at in zip(scalars, range(BIDS))}
-    cells["key"] = np.array([cells.pop("key_low")[0], KEY_HIGH])  # low, high 32 bits
-    blocks = {
+    scalars = {
+        "deal_count": DEAL_COUNT, "phase": PHASE, "to_play": TO_PLAY, "dealer": DEALER, "upcard": UPCARD,
+        "num_bids": NUM_BIDS, "trump": TRUMP, "maker": MAKER, "ordered_up": ORDERED_UP, "maker_alone": MAKER_ALONE,
+        "lone_defender": LONE_DEFENDER, "defender_asks": DEFENDER_ASKS, "picked_up": PICKED_UP, "discard": DISCARD,
+        "trick_index": TRICK_INDEX, "cards_in_trick": CARDS_IN_TRICK, "led_suit": LED_SUIT, "thrown_in": THROWN_IN,
+        "hand_number": HAND_NUMBER,
+    }
+    blocks = {  # the offset helpers' Python functions: calling the jitted ones would compile them
         "bids": (BIDS, MAX_BIDS), "active": (ACTIVE, NUM_SEATS), "trick_cards": (TRICK_CARDS, NUM_TRICKS * NUM_SEATS),
         "trick_leader": (TRICK_LEADER, NUM_TRICKS), "trick_winner": (TRICK_WINNER, NUM_TRICKS),
         "tricks_won": (TRICKS_WON, 2), "hand_points": (HAND_POINTS, 2), "score": (SCORE, 2),
         "rubber_points": (RUBBER_POINTS, 2), "games_won": (GAMES_WON, 2), "hand": (HAND, NUM_SEATS * c),
-        "dealt": (HAND + NUM_SEATS * c, NUM_SEATS * c), "card_player": (HAND + 2 * NUM_SEATS * c, c),
-        "card_trick": (HAND + (2 * NUM_SEATS + 1) * c, c), "legal": (HAND + (2 * NUM_SEATS + 2) * c, num_actions),
+        "dealt": (dealt_at.py_func(c), NUM_SEATS * c), "card_player": (card_player_at.py_func(c), c),
+        "card_trick": (card_trick_at.py_func(c), c), "legal": (legal_at.py_func(c), num_actions),
     }
+    cells = {"key": np.array([KEY, KEY_HIGH])}  # low, high 32 bits
+    cells.update({name: np.array([at]) for name, at in scalars.items()})
     cells.update({name: np.arange(start, start + size) for name, (start, size) in blocks.items()})
     return cells
 

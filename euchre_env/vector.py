@@ -28,7 +28,7 @@ from gymnasium.vector import AutoresetMode
 
 from euchre_env import kernels
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, IllegalActionError, game_keys
-from euchre_env.record import DEAL_COUNT, load_rows, store_rows
+from euchre_env.record import DEAL_COUNT, blank_record, load_rows, store_rows
 from euchre_env.rules import Rules
 from euchre_env.state import FIELDS
 from euchre_env.truncation import check_max_hands
@@ -85,7 +85,7 @@ class EuchreVectorEnv:
         """(N, R) the games as records, which the kernels step."""
         self._state: EuchreState | None = None
         """The games as a state, once `state` is read or set: from then on each step reads it and writes it back."""
-        self._blank = self.engine.new_game().record
+        self._blank = blank_record(self.engine.num_cards, self.engine.num_actions)
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         """The legal masks and seats to act that the last reset or step returned."""
 
@@ -150,11 +150,7 @@ class EuchreVectorEnv:
             raise RuntimeError("call reset() before step()")
         records = self._games()
         n = records.shape[0]
-        acts = np.asarray(actions)
-        if acts.shape != (n,) or acts.dtype.kind not in "iu" or (
-            acts.dtype.kind == "u" and acts.size and acts.max() > np.iinfo(np.int64).max
-        ):
-            self.engine.check_actions(self._state or self._snapshot(), acts)  # raises with the full message
+        acts = self.engine.action_ids(actions, n, lambda: self._state or self._snapshot())
         if self._first_deal is None or self._first_deal.shape != (n,):
             self._first_deal = records[:, DEAL_COUNT].copy()  # a state set from outside: count from now
         rewards = np.zeros((n, 4), np.float32)
@@ -162,7 +158,7 @@ class EuchreVectorEnv:
         final = np.empty((n, 4), np.int64)
         obs, legal, to_play = self._outputs(n)
         bad = kernels.records_step(
-            records, self.engine.table, acts.astype(np.int64, copy=False), rewards, self._first_deal,
+            records, self.engine.table, acts, rewards, self._first_deal,
             -1 if self.max_hands is None else self.max_hands, ended, final, to_play, legal, obs,
             self.obs_dtype == np.float32,
         )
