@@ -4,13 +4,17 @@
 of each game draws a bot from `settings.behaviour`, and a share `settings.epsilon` of all moves is a
 uniformly random legal action, so that every action is visited) and labels every decision that has
 more than one legal action with a value for *each* legal action, in points for the acting seat's side
-(its side's points minus the other side's, for the hand). Two label sources:
+(its side's points minus the other side's, for the hand). Three label sources:
 
 - `true`: the exact double-dummy value of the true layout after the action (one solver call per card
   decision, which scores every legal card at once; bids, alone calls and discards are valued by the
   same rollouts through the engine as `pimc`, on the one true layout). Averaged over the real
   distribution of deals this is what `pimc` would compute with a perfect posterior over hidden cards.
 - `pimc`: `pimc`'s own action values (`PimcAgent.action_values`, `settings.pimc_worlds` sampled layouts).
+- `rollout`: card decisions as `true`; bids, alone calls and discards valued by playing the rest of the
+  hand out on the true layout with `settings.rollout_agent` in every seat. That is the action's value when
+  the agent itself plays on (a sample of its Q-value), free of the double-dummy play's strategy fusion,
+  which credits a bid with card play that no seat without the other hands can make.
 
 Storage, a folder: `manifest.json` (format, rules, observation layout, generator settings, the shards
 written and their sizes) and shards `shard_NNNNN.npz` of packed arrays: `obs_bits` (observation cells
@@ -39,7 +43,7 @@ from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.rules import Rules
 
 FORMAT = "euchre-teacher-v1"
-LABELS = ("true", "pimc")
+LABELS = ("true", "pimc", "rollout")
 MANIFEST = "manifest.json"
 ARRAYS = ("obs_bits", "mask_bits", "values", "phase", "action", "outcome")
 
@@ -53,13 +57,16 @@ class TeacherSettings:
     """How the hands are played and labelled; part of the data's identity (stored in the manifest)."""
 
     label: str = "true"
-    """`true` (double-dummy value of the true layout) or `pimc` (pimc's own action values)."""
+    """`true` (double-dummy value of the true layout), `pimc` (pimc's own action values) or `rollout` (bids,
+    alone calls and discards valued by `rollout_agent` playing the hand out on the true layout)."""
     behaviour: str = "heuristic=0.5,ppo:checkpoints/ppo_selfplay.pt=0.5"
     """Bots in the seats: comma-separated SPEC=WEIGHT; each seat of each game draws one."""
     epsilon: float = 0.15
     """Share of moves replaced by a uniformly random legal action (coverage of every action)."""
     pimc_worlds: int = 30
     """Layouts per decision for `label=pimc`."""
+    rollout_agent: str = "ppo"
+    """The bot (a spec) that plays every seat after a bid, alone call or discard for `label=rollout`."""
     games_per_shard: int = 256
     """Hands played per shard."""
     seed: int = 0
@@ -111,6 +118,25 @@ def _plan_values(searcher: Searcher, state: EuchreState, rows: np.ndarray) -> np
     return np.where(np.isfinite(out), out, np.nan)
 
 
+def rollout_values(engine: Engine, bot: Agent, state: EuchreState, rows: np.ndarray) -> np.ndarray:
+    """(len(rows), A) value of each legal action of `rows`: the acting side's net points of the hand when the
+    action is made and `bot` then plays every seat to the end, on the true layout; NaN for illegal actions.
+    All rows and actions are rolled out as one batch."""
+    rows = np.asarray(rows, np.int64)
+    row_of, first = np.nonzero(state.legal[rows])
+    st = state.take(rows[row_of])
+    me = st.to_play.astype(np.int64)
+    returns = engine.step(st, first).astype(np.float64)
+    while not st.done.all():
+        live = np.flatnonzero(~st.done)
+        actions = np.zeros(st.num_games, np.int64)
+        actions[live] = bot.act(engine.observe(st)[live], st.legal[live], st, live)
+        returns += engine.step(st, actions)
+    out = np.full((rows.size, engine.num_actions), np.nan)
+    out[row_of, first] = returns[np.arange(first.size), me]
+    return out
+
+
 def pimc_values(pimc: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(n, A) `pimc`'s mean value of each legal action over its sampled layouts; NaN for illegal actions."""
     return np.asarray(pimc.action_values(obs, mask), np.float64)
@@ -130,6 +156,7 @@ class ShardPlayer:
         self.bots = [make_agent(spec, self.engine, seed=settings.seed) for spec, _ in self.mix]
         self.oracle = OracleAgent(self.engine, settings.seed)
         self.pimc = make_agent(f"pimc:worlds={settings.pimc_worlds}", self.engine, seed=settings.seed)
+        self.rollout_bot = make_agent(settings.rollout_agent, self.engine, seed=settings.seed) if settings.label == "rollout" else None
 
     def reseed(self, shard: int) -> np.random.Generator:
         """Every random source of the player from (seed, shard): the shard is a pure function of them."""
@@ -141,6 +168,8 @@ class ShardPlayer:
         self.pimc.rng = np.random.default_rng(children[-2])
         self.pimc.forced_rng = np.random.default_rng(children[-3])
         self.pimc.search.model.rng = np.random.default_rng(children[-4])
+        if self.rollout_bot is not None:  # spawned after the others, so `true` and `pimc` shards stay as they were
+            self.rollout_bot.rng = np.random.default_rng(seq.spawn(1)[0])
         return np.random.default_rng(children[-5])
 
     def play_shard(self, shard: int) -> dict[str, np.ndarray]:
@@ -183,8 +212,15 @@ class ShardPlayer:
         """One step's labelled decisions (the outcome is filled in when the hands end)."""
         if self.settings.label == "true":
             values = true_values(self.oracle, state, rows)
-        else:
+        elif self.settings.label == "pimc":
             values = pimc_values(self.pimc, obs, mask)
+        else:
+            values = np.full((rows.size, self.engine.num_actions), np.nan)
+            play = state.phase[rows] == Phase.PLAY
+            if play.any():
+                values[play] = true_values(self.oracle, state, rows[play])
+            if not play.all():
+                values[~play] = rollout_values(self.engine, self.rollout_bot, state, rows[~play])
         return {
             "obs_bits": np.packbits(obs.astype(bool), axis=1),
             "mask_bits": np.packbits(mask, axis=1),
@@ -254,10 +290,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
 
 def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     problems = []
+    older = {"settings": dataclasses.asdict(TeacherSettings())}  # a setting added after the data was written
     for part in ("rules", "settings"):
+        kept = {**older.get(part, {}), **saved[part]}
         for key in sorted(set(saved[part]) | set(wanted[part])):
-            if saved[part].get(key) != wanted[part].get(key):
-                problems.append(f"{part}.{key}: data {saved[part].get(key)!r}, here {wanted[part].get(key)!r}")
+            if kept.get(key) != wanted[part].get(key):
+                problems.append(f"{part}.{key}: data {kept.get(key)!r}, here {wanted[part].get(key)!r}")
     if saved["observation"] != wanted["observation"]:
         problems.append("observation layout differs (the data was written by another encoder or rules)")
     return problems
@@ -426,7 +464,7 @@ def concatenate(parts: list[TeacherData]) -> TeacherData:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m euchre_agents.teacher OUT --shards N [--workers W] [--label true|pimc] [...]`."""
+    """`python -m euchre_agents.teacher OUT --shards N [--workers W] [--label true|pimc|rollout] [...]`."""
     import argparse
     import time
 

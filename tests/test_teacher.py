@@ -10,6 +10,7 @@ import pytest
 
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import OracleAgent, score_table
+from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_agents.teacher import (
     MANIFEST,
@@ -19,6 +20,7 @@ from euchre_agents.teacher import (
     generate,
     load,
     read_manifest,
+    rollout_values,
     shard_path,
     true_values,
 )
@@ -131,6 +133,50 @@ def test_bid_label_is_the_best_plan_rolled_out_by_the_heuristic_and_solved():
         if checked == 12:
             break
     assert checked == 12
+
+
+def test_rollout_label_is_the_hand_played_out_by_the_rollout_bot_after_the_action():
+    engine = Engine()
+    bot = make_agent("ppo", engine)  # greedy, so one play-out per action is the whole label
+    positions = random_positions(engine, 5, {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.MAKER_ALONE, Phase.DISCARD})
+    checked = 0
+    for state, row in positions:
+        values = rollout_values(engine, bot, state, np.array([row]))[0]
+        me = int(state.to_play[0])
+        assert np.array_equal(np.isfinite(values), state.legal[0])
+        for action in np.flatnonzero(state.legal[0]):
+            st = state.copy()
+            points = engine.step(st, np.array([action]))[0, me]
+            while not st.done[0]:
+                points += engine.step(st, bot.act(engine.observe(st), st.legal, st, np.array([0])))[0, me]
+            assert values[action] == points
+        checked += 1
+        if checked == 12:
+            break
+    assert checked == 12
+
+
+def test_rollout_data_labels_card_decisions_as_the_true_layout_does():
+    settings = dataclasses.replace(TINY, label="rollout", rollout_agent="heuristic", games_per_shard=4)
+    rollout, true = (ShardPlayer(Rules(), dataclasses.replace(settings, label=k)).play_shard(0) for k in ("rollout", "true"))
+    np.testing.assert_array_equal(rollout["action"], true["action"])  # the same hands are played
+    play = rollout["phase"] == Phase.PLAY
+    assert play.any() and (~play).any()
+    np.testing.assert_array_equal(rollout["values"][play], true["values"][play])
+    legal = np.unpackbits(rollout["mask_bits"], axis=1, count=Engine().num_actions).astype(bool)
+    assert np.array_equal(np.isfinite(rollout["values"]), legal)
+
+
+def test_data_written_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    folder = tmp_path / "data"
+    generate(folder, 1, Rules(), TINY, progress=False)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    del manifest["settings"]["rollout_agent"]
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    generate(folder, 2, Rules(), TINY, progress=False)
+    assert set(read_manifest(folder)["shards"]) == {"0", "1"}
+    with pytest.raises(TeacherDataError, match="settings.rollout_agent"):
+        generate(folder, 3, Rules(), dataclasses.replace(TINY, rollout_agent="heuristic"), progress=False)
 
 
 def test_a_shard_is_a_pure_function_of_settings_and_index():
