@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 
 import numpy as np
@@ -138,8 +139,9 @@ def test_bid_label_is_the_best_plan_rolled_out_by_the_heuristic_and_solved():
 def test_rollout_label_is_the_hand_played_out_by_the_rollout_bot_after_the_action():
     engine = Engine()
     bot = make_agent("ppo", engine)  # greedy, so one play-out per action is the whole label
-    positions = random_positions(engine, 5, {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.MAKER_ALONE, Phase.DISCARD})
-    checked = 0
+    phases = {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.MAKER_ALONE, Phase.DISCARD}
+    positions = list(itertools.islice(random_positions(engine, 5, phases), 12))
+    assert len(positions) == 12
     for state, row in positions:
         values = rollout_values(engine, bot, state, np.array([row]))[0]
         me = int(state.to_play[0])
@@ -150,10 +152,6 @@ def test_rollout_label_is_the_hand_played_out_by_the_rollout_bot_after_the_actio
             while not st.done[0]:
                 points += engine.step(st, bot.act(engine.observe(st), st.legal, st, np.array([0])))[0, me]
             assert values[action] == points
-        checked += 1
-        if checked == 12:
-            break
-    assert checked == 12
 
 
 def test_rollout_data_labels_card_decisions_as_the_true_layout_does():
