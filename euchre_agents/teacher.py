@@ -14,7 +14,8 @@ more than one legal action with a value for *each* legal action, in points for t
 - `rollout`: card decisions as `true`; bids, alone calls and discards valued by playing the rest of the
   hand out on the true layout with `settings.rollout_agent` in every seat. That is the action's value when
   the agent itself plays on (a sample of its Q-value), free of the double-dummy play's strategy fusion,
-  which credits a bid with card play that no seat without the other hands can make.
+  which credits a bid with card play that no seat without the other hands can make. With
+  `settings.rollout_cards`, card decisions are valued by the same play-outs.
 
 Storage, a folder: `manifest.json` (format, rules, observation layout, generator settings, the shards
 written and their sizes) and shards `shard_NNNNN.npz` of packed arrays: `obs_bits` (observation cells
@@ -67,6 +68,8 @@ class TeacherSettings:
     """Layouts per decision for `label=pimc`."""
     rollout_agent: str = "ppo"
     """The bot (a spec) that plays every seat after a bid, alone call or discard for `label=rollout`."""
+    rollout_cards: bool = False
+    """With `label=rollout`, value card decisions by `rollout_agent`'s play-outs too (else double-dummy)."""
     games_per_shard: int = 256
     """Hands played per shard."""
     seed: int = 0
@@ -216,7 +219,7 @@ class ShardPlayer:
             values = pimc_values(self.pimc, obs, mask)
         else:
             values = np.full((rows.size, self.engine.num_actions), np.nan)
-            play = state.phase[rows] == Phase.PLAY
+            play = (state.phase[rows] == Phase.PLAY) & (not self.settings.rollout_cards)
             if play.any():
                 values[play] = true_values(self.oracle, state, rows[play])
             if not play.all():
@@ -476,7 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     defaults = TeacherSettings()
     for field in dataclasses.fields(TeacherSettings):
         flag = "--" + field.name.replace("_", "-")
-        parser.add_argument(flag, type=type(getattr(defaults, field.name)), default=getattr(defaults, field.name))
+        default = getattr(defaults, field.name)
+        parser.add_argument(flag, type=_boolean if isinstance(default, bool) else type(default), default=default)
     cli = parser.parse_args(argv)
     try:
         rules = Rules.from_dict({k: _literal(v) for k, _, v in (item.partition("=") for item in cli.rules)})
@@ -495,6 +499,13 @@ def main(argv: list[str] | None = None) -> int:
         f"this run {made} in {seconds:.0f} s ({made / max(seconds, 1e-9) / max(cli.workers, 1):.0f} per second per worker)"
     )
     return 0
+
+
+def _boolean(text: str) -> bool:
+    """A true/false option value (argparse's `bool` would read "false" as true)."""
+    if text.lower() not in ("true", "false"):
+        raise ValueError(f"{text!r} is not true or false")
+    return text.lower() == "true"
 
 
 def _literal(text: str) -> Any:

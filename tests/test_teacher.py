@@ -20,6 +20,7 @@ from euchre_agents.teacher import (
     TeacherSettings,
     generate,
     load,
+    main as teacher_main,
     read_manifest,
     rollout_values,
     shard_path,
@@ -136,10 +137,12 @@ def test_bid_label_is_the_best_plan_rolled_out_by_the_heuristic_and_solved():
     assert checked == 12
 
 
-def test_rollout_label_is_the_hand_played_out_by_the_rollout_bot_after_the_action():
+@pytest.mark.parametrize(
+    "phases", [{Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.MAKER_ALONE, Phase.DISCARD}, {Phase.PLAY}], ids=["bids", "cards"]
+)
+def test_rollout_label_is_the_hand_played_out_by_the_rollout_bot_after_the_action(phases):
     engine = Engine()
     bot = make_agent("ppo", engine)  # greedy, so one play-out per action is the whole label
-    phases = {Phase.BID_ROUND_1, Phase.BID_ROUND_2, Phase.MAKER_ALONE, Phase.DISCARD}
     positions = list(itertools.islice(random_positions(engine, 5, phases), 12))
     assert len(positions) == 12
     for state, row in positions:
@@ -163,6 +166,24 @@ def test_rollout_data_labels_card_decisions_as_the_true_layout_does():
     np.testing.assert_array_equal(rollout["values"][play], true["values"][play])
     legal = np.unpackbits(rollout["mask_bits"], axis=1, count=Engine().num_actions).astype(bool)
     assert np.array_equal(np.isfinite(rollout["values"]), legal)
+
+
+def test_rollout_cards_values_card_decisions_by_play_outs_and_leaves_the_rest():
+    settings = dataclasses.replace(TINY, label="rollout", rollout_agent="ppo", games_per_shard=4)
+    plain = ShardPlayer(Rules(), settings).play_shard(0)
+    cards = ShardPlayer(Rules(), dataclasses.replace(settings, rollout_cards=True)).play_shard(0)
+    np.testing.assert_array_equal(cards["action"], plain["action"])
+    play = cards["phase"] == Phase.PLAY
+    np.testing.assert_array_equal(cards["values"][~play], plain["values"][~play])
+    assert not np.array_equal(cards["values"][play], plain["values"][play])
+    assert np.array_equal(np.isfinite(cards["values"]), np.isfinite(plain["values"]))
+
+
+def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        teacher_main([str(tmp_path / "data"), "--shards", "1", "--rollout-cards", "maybe"])
+    assert stop.value.code == 2 and "--rollout-cards" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
 
 
 def test_data_written_before_a_setting_existed_resumes_with_its_default(tmp_path):
