@@ -23,6 +23,17 @@ RECORD_DTYPE = np.int32
  HAND_NUMBER, KEY_HIGH) = range(21)
 BIDS = 21
 LOW_32 = np.uint64(0xFFFFFFFF)
+ACTIVE = BIDS + MAX_BIDS
+TRICK_CARDS = ACTIVE + NUM_SEATS  # trick * 4 + seat
+TRICK_LEADER = TRICK_CARDS + NUM_TRICKS * NUM_SEATS
+TRICK_WINNER = TRICK_LEADER + NUM_TRICKS
+TRICKS_WON = TRICK_WINNER + NUM_TRICKS
+HAND_POINTS = TRICKS_WON + 2
+SCORE = HAND_POINTS + 2
+RUBBER_POINTS = SCORE + 2
+GAMES_WON = RUBBER_POINTS + 2
+HAND = GAMES_WON + 2
+"""Seat s holds card k when r[HAND + s * C + k] is 1."""
 
 
 @njit(cache=True)
@@ -37,17 +48,6 @@ def set_key(r, key):
 def get_key(r):
     """The record's 64-bit deal key."""
     return (np.uint64(np.int64(r[KEY_HIGH])) << np.uint64(32)) | (np.uint64(np.int64(r[KEY])) & LOW_32)
-ACTIVE = BIDS + MAX_BIDS
-TRICK_CARDS = ACTIVE + NUM_SEATS  # trick * 4 + seat
-TRICK_LEADER = TRICK_CARDS + NUM_TRICKS * NUM_SEATS
-TRICK_WINNER = TRICK_LEADER + NUM_TRICKS
-TRICKS_WON = TRICK_WINNER + NUM_TRICKS
-HAND_POINTS = TRICKS_WON + 2
-SCORE = HAND_POINTS + 2
-RUBBER_POINTS = SCORE + 2
-GAMES_WON = RUBBER_POINTS + 2
-HAND = GAMES_WON + 2
-"""Seat s holds card k when r[HAND + s * C + k] is 1."""
 
 
 @njit(cache=True)
