@@ -16,6 +16,7 @@ from numba import njit
 from euchre_env.cards import ALONE_OFFSET, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
 from euchre_env.deal_keys import deck_order
 from euchre_env.observation import encode
+from euchre_env.rows import row_view, unowned
 from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
     HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
@@ -41,14 +42,14 @@ ILLEGAL = -1
 # ------------------------------------------------------------------ dealing
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fill(r, start, stop, value):
     """r[start:stop] = value (a loop: numba's slice assignment costs seconds of compile time)."""
     for i in range(start, stop):
         r[i] = value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def copy(r, source, target, size):
     """r[target:target + size] = r[source:source + size], for ranges that do not overlap."""
     for i in range(size):
@@ -178,12 +179,11 @@ def update_legal(r, t):
         held = HAND + r[TO_PLAY] * c
         led = r[LED_SUIT]
         suits = t[T_EFFECTIVE_SUIT] + r[TRUMP] * c
-        follows = False
-        if led >= 0:  # a card of the suit led must be played if held
-            for card in range(c):
-                if r[held + card] and t[suits + card] == led:
-                    r[legal + card] = 1
-                    follows = True
+        follows = 0
+        for card in range(c):  # a card of the suit led must be played if held (no suit is led: led = -1)
+            holds_led = r[held + card] & (t[suits + card] == led)
+            r[legal + card] = holds_led
+            follows |= holds_led
         if not follows:
             copy(r, held, legal, c)
 
@@ -297,7 +297,7 @@ def discard(r, t, card):
         r[TO_PLAY] = r[MAKER]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_active(r, seat):
     """The first seat after `seat`, clockwise, that plays this hand."""
     out = (seat + 1) % NUM_SEATS
@@ -324,7 +324,7 @@ def start_play(r, t):
 # ------------------------------------------------------------------ play, tricks, hands, rewards
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def led_suit(t, trump, card):
     """The suit `card` leads under `trump`: its effective suit (the left bower and the joker lead trump)."""
     return t[t[T_EFFECTIVE_SUIT] + trump * t[T_NUM_CARDS] + card]
@@ -437,7 +437,7 @@ def write_rewards(r, t, out):
         out[seat] = margin if seat % 2 == 0 else -margin
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal(r, t, action):
     """The action is legal for the seat to act (False for any action once the episode is over)."""
     return 0 <= action < t[T_NUM_ACTIONS] and r[legal_at(t[T_NUM_CARDS]) + action] != 0
@@ -477,6 +477,7 @@ def step_rows(s, t, actions, rewards):
     Returns -1, or the first live row whose action is illegal: then nothing has been applied.
     """
     phase, legal, points = s[PHASE_FIELD], s[LEGAL_FIELD], s[HAND_POINTS_FIELD]
+    t = unowned(t)
     n, c, a = phase.shape[0], t[T_NUM_CARDS], t[T_NUM_ACTIONS]
     for g in range(n):
         if phase[g] < HAND_OVER and not (0 <= actions[g] < a and legal[g, actions[g]]):
@@ -495,8 +496,9 @@ def step_rows(s, t, actions, rewards):
         rows = live[start : min(start + CHUNK, m)]
         load_rows(*s, rows, records, False)
         for i in range(rows.shape[0]):
-            if step_game(records[i], t, actions[rows[i]]):
-                write_rewards(records[i], t, rewards[rows[i]])
+            r = row_view(records, i)
+            if step_game(r, t, actions[rows[i]]):
+                write_rewards(r, t, row_view(rewards, rows[i]))
         store_rows(records, *s, rows, False)
     return -1
 
@@ -508,12 +510,13 @@ RESTART, START_DEALT_HAND, UPDATE_LEGAL = range(3)
 @njit(cache=True)
 def prepare_rows(s, t, rows, what):
     """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
+    t = unowned(t)
     records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
     for start in range(0, rows.shape[0], CHUNK):
         chunk = rows[start : min(start + CHUNK, rows.shape[0])]
         load_rows(*s, chunk, records, True)
         for i in range(chunk.shape[0]):
-            r = records[i]
+            r = row_view(records, i)
             if what == RESTART:
                 restart(r, t)
             elif what == START_DEALT_HAND:
@@ -527,13 +530,14 @@ def prepare_rows(s, t, rows, what):
 @njit(cache=True)
 def observe_rows(s, t, seats, out, divide_score):
     """`encode` every row g from seat seats[g] into out[g] (float32 or uint8)."""
+    t = unowned(t)
     n = s[PHASE_FIELD].shape[0]
     records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
     for start in range(0, n, CHUNK):
         rows = np.arange(start, min(start + CHUNK, n))
         load_rows(*s, rows, records, False)
         for i in range(rows.shape[0]):
-            encode(records[i], seats[rows[i]], t, out[rows[i]], divide_score)
+            encode(row_view(records, i), seats[rows[i]], t, row_view(out, rows[i]), divide_score)
 
 
 @njit(cache=True)
@@ -560,11 +564,18 @@ def one_init(r, t, key):
 @njit(cache=True)
 def one_step(r, t, action, rewards):
     """Apply `action` to the game in `r`: ILLEGAL (nothing changed), 0, or 1 when rewards (4,) were written."""
+    r, t = unowned(r), unowned(t)
+    if r[PHASE] < HAND_OVER and not is_legal(r, t, action):
+        return ILLEGAL
+    return apply_step(r, t, action, rewards)
+
+
+@njit(cache=True)
+def apply_step(r, t, action, rewards):
+    """`one_step` of an action already known to be legal (or of any action once the episode is over)."""
     if r[PHASE] >= HAND_OVER:
         fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
         return 0
-    if not is_legal(r, t, action):
-        return ILLEGAL
     if step_game(r, t, action):
         write_rewards(r, t, rewards)
         return 1
@@ -575,7 +586,7 @@ def one_step(r, t, action, rewards):
 def one_observe(r, t, seat, out, divide_score):
     """Seat `seat`'s observation of the game in `r` into `out` (D,), as `encode` (pass divide_score
     from Python, as the batched calls do: a constant would compile `encode` a second time)."""
-    encode(r, seat, t, out, divide_score)
+    encode(unowned(r), seat, unowned(t), unowned(out), divide_score)
 
 
 @njit(cache=True)
@@ -600,16 +611,18 @@ def records_view(r, t, g, to_play, legal, obs, divide_score):
     at = legal_at(t[T_NUM_CARDS])
     for action in range(t[T_NUM_ACTIONS]):
         legal[g, action] = r[at + action] != 0
-    encode(r, max(r[TO_PLAY], 0), t, obs[g], divide_score)
+    encode(r, r[TO_PLAY] if r[TO_PLAY] > 0 else 0, t, row_view(obs, g), divide_score)
 
 
 @njit(cache=True)
 def records_init(records, t, keys, to_play, legal, obs, divide_score):
     """`one_init` on every record (rows of an (N, R) matrix, each holding an empty game) with its deal
     key, then `records_view`."""
+    t, to_play, legal, obs = unowned(t), unowned(to_play), unowned(legal), unowned(obs)
     for g in range(records.shape[0]):
-        one_init(records[g], t, keys[g])
-        records_view(records[g], t, g, to_play, legal, obs, divide_score)
+        r = row_view(records, g)
+        one_init(r, t, keys[g])
+        records_view(r, t, g, to_play, legal, obs, divide_score)
 
 
 @njit(cache=True)
@@ -621,12 +634,13 @@ def records_step(records, t, actions, rewards, first_deal, max_hands, ended, fin
     Returns -1, or the first live game whose action is illegal: then nothing has been applied.
     """
     n = records.shape[0]
+    t, to_play, legal, obs = unowned(t), unowned(to_play), unowned(legal), unowned(obs)
     for g in range(n):
-        if records[g, PHASE] < HAND_OVER and not is_legal(records[g], t, actions[g]):
+        if records[g, PHASE] < HAND_OVER and not is_legal(row_view(records, g), t, actions[g]):
             return g
     for g in range(n):
-        r = records[g]
-        one_step(r, t, actions[g], rewards[g])
+        r = row_view(records, g)
+        apply_step(r, t, actions[g], row_view(rewards, g))  # every action was checked above
         terminated = r[PHASE] >= HAND_OVER
         truncated = not terminated and max_hands >= 0 and r[DEAL_COUNT] - first_deal[g] >= max_hands
         ended[g, 0], ended[g, 1] = terminated, truncated

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
+from euchre_env.rows import row_view
 from euchre_env.state import FIELDS, MAX_BIDS
 
 RECORD_DTYPE = np.int32
@@ -50,25 +51,25 @@ def get_key(r):
     return (np.uint64(np.int64(r[KEY_HIGH])) << np.uint64(32)) | (np.uint64(np.int64(r[KEY])) & LOW_32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dealt_at(c):
     """Offset of the dealt hands (seat-major, like HAND)."""
     return HAND + NUM_SEATS * c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_player_at(c):
     """Offset of the seat that played each card (-1 unplayed)."""
     return HAND + 2 * NUM_SEATS * c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_trick_at(c):
     """Offset of the trick in which each card was played (-1 unplayed)."""
     return HAND + (2 * NUM_SEATS + 1) * c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_at(c):
     """Offset of the legal-action mask."""
     return HAND + (2 * NUM_SEATS + 2) * c
@@ -126,7 +127,7 @@ def load_rows(
     dealt hands and the legal mask (no rule reads them: a deal writes one, every step rebuilds the other)."""
     c, a = hand.shape[2], legal.shape[1]
     for i in range(rows.shape[0]):
-        g, r = rows[i], records[i]
+        g, r = rows[i], row_view(records, i)
         set_key(r, key[g])
         r[DEAL_COUNT] = deal_count[g]
         r[PHASE] = phase[g]
@@ -163,16 +164,16 @@ def load_rows(
             r[RUBBER_POINTS + side] = rubber_points[g, side]
             r[GAMES_WON + side] = games_won[g, side]
         at_dealt, at_player, at_trick, at_legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
-        held_now = hand[g].reshape(NUM_SEATS * c)
-        for k in range(NUM_SEATS * c):
-            r[HAND + k] = held_now[k]
+        for seat in range(NUM_SEATS):
+            for card in range(c):
+                r[HAND + seat * c + card] = hand[g, seat, card]
         for card in range(c):
             r[at_player + card] = card_player[g, card]
             r[at_trick + card] = card_trick[g, card]
         if full:
-            held = dealt[g].reshape(NUM_SEATS * c)
-            for k in range(NUM_SEATS * c):
-                r[at_dealt + k] = held[k]
+            for seat in range(NUM_SEATS):
+                for card in range(c):
+                    r[at_dealt + seat * c + card] = dealt[g, seat, card]
             for action in range(a):
                 r[at_legal + action] = legal[g, action]
 
@@ -190,7 +191,7 @@ def store_rows(
     deal count changed (the game was dealt again)."""
     c, a = hand.shape[2], legal.shape[1]
     for i in range(rows.shape[0]):
-        g, r = rows[i], records[i]
+        g, r = rows[i], row_view(records, i)
         key[g] = get_key(r)
         phase[g] = r[PHASE]
         to_play[g] = r[TO_PLAY]
@@ -226,13 +227,13 @@ def store_rows(
             rubber_points[g, side] = r[RUBBER_POINTS + side]
             games_won[g, side] = r[GAMES_WON + side]
         at_dealt, at_player, at_trick, at_legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
-        held_now = hand[g].reshape(NUM_SEATS * c)
-        for k in range(NUM_SEATS * c):
-            held_now[k] = r[HAND + k]
+        for seat in range(NUM_SEATS):
+            for card in range(c):
+                hand[g, seat, card] = r[HAND + seat * c + card]
         if full or r[DEAL_COUNT] != deal_count[g]:
-            held = dealt[g].reshape(NUM_SEATS * c)
-            for k in range(NUM_SEATS * c):
-                held[k] = r[at_dealt + k]
+            for seat in range(NUM_SEATS):
+                for card in range(c):
+                    dealt[g, seat, card] = r[at_dealt + seat * c + card]
         for card in range(c):
             card_player[g, card] = r[at_player + card]
             card_trick[g, card] = r[at_trick + card]

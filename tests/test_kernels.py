@@ -165,3 +165,26 @@ def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record
     loaded = np.empty_like(records[:1])
     kernels.one_load(empty.arrays(), 0, loaded[0])
     assert np.array_equal(blank_record(engine.num_cards, engine.num_actions), loaded[0])
+
+
+def test_unowned_row_views_read_and_write_the_matrix_itself():
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from euchre_env.rows import row_view, unowned
+
+    @njit
+    def add_to_rows(matrix, table):
+        table = unowned(table)
+        for g in range(matrix.shape[0]):
+            r = row_view(matrix, g)
+            for k in range(r.shape[0]):
+                r[k] += table[g]
+        return row_view(matrix, matrix.shape[0] - 1).sum()
+
+    for dtype in (np.int32, np.float32):
+        matrix = np.arange(12, dtype=dtype).reshape(3, 4)
+        assert add_to_rows(matrix, np.array([10, 20, 30], dtype)) == 8 + 9 + 10 + 11 + 4 * 30
+        assert np.array_equal(matrix, np.arange(12).reshape(3, 4) + np.array([[10], [20], [30]]))
+    with pytest.raises(TypingError):
+        add_to_rows(np.zeros((4, 3), np.int32).T, np.zeros(3, np.int32))  # not C-contiguous: refused
