@@ -60,21 +60,19 @@ def mix64(x: np.uint64) -> np.uint64:
 def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
     """The deck order of deal number `count` with `key`: cards sorted by a per-card hash of (key, count).
 
-    The hashes are distinct (distinct inputs to a bijection), so the order is the one a stable sort
-    gives; an insertion sort does it (a deck is small, and np.argsort costs a long compile).
+    The hashes are distinct (distinct inputs to a bijection), so each card's place is the number of
+    hashes below its own: a branch-free count over the small deck (np.argsort costs a long compile).
     """
     base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
     noise = np.empty(num_cards, np.uint64)
+    for card in range(num_cards):
+        noise[card] = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
     order = np.empty(num_cards, np.int64)
     for card in range(num_cards):
-        value = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
-        at = card
-        while at > 0 and noise[at - 1] > value:
-            noise[at] = noise[at - 1]
-            order[at] = order[at - 1]
-            at -= 1
-        noise[at] = value
-        order[at] = card
+        place = 0
+        for other in range(num_cards):
+            place += noise[other] < noise[card]
+        order[place] = card
     return order
 
 

@@ -116,17 +116,18 @@ def encode(r, me, t, out, divide_score):
         out[cell] = 0
     held, players, tricks = HAND_AT + me * c, card_player_at(c), card_trick_at(c)
     current = r[TRICK_INDEX]
+    # Branch-free: every card writes its cells, 0 where nothing is set (an unplayed card writes its zeros
+    # to played_by, played_in_trick 0 and current_trick cells, which no other field of the card uses).
     for card in range(c):
-        if r[held + card]:
-            out[card * CARD_CELLS + HAND] = 1
+        base = card * CARD_CELLS
+        out[base + HAND] = r[held + card]
         player = r[players + card]
-        if player >= 0:
-            rel = (player - me) & 3
-            trick = r[tricks + card]
-            out[card * CARD_CELLS + PLAYED_BY + rel] = 1
-            out[card * CARD_CELLS + PLAYED_IN_TRICK + trick] = 1
-            if trick == current:
-                out[card * CARD_CELLS + CURRENT_TRICK + rel] = 1
+        played = player >= 0
+        rel = (player - me) & 3
+        trick = r[tricks + card]
+        out[base + PLAYED_BY + rel] = played
+        out[base + PLAYED_IN_TRICK + (trick if trick > 0 else 0)] = played
+        out[base + CURRENT_TRICK + rel] = played & (trick == current)
     if r[UPCARD_AT] >= 0:
         out[r[UPCARD_AT] * CARD_CELLS + UPCARD] = 1
     dealer = r[DEALER_AT]
