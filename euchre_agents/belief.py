@@ -5,7 +5,9 @@ and multiplies, over every action another seat took, the probability a model of 
 action in that layout: P(layout | history) is proportional to the product. A model is any bot from
 the registry (`model=heuristic` by default, `model=ppo:PATH`, ...):
 
-  - a bot with `action_probabilities(obs, mask)` (a policy, e.g. `ppo`) gives its probabilities;
+  - a bot with `action_probabilities(obs, mask)` (a policy, e.g. `ppo`) gives its probabilities,
+    raised to the power 1 / `temperature` and renormalised (temperature 0: one-hot on its most
+    probable action, the one a greedy `ppo` plays; a distilled policy is far flatter than its play);
   - any other bot is a deterministic choice: probability 1 for the action it would take, 0 else;
 
 and both are softened towards uniform over the legal actions, P = (1 - eps) * P_model + eps / n_legal,
@@ -24,19 +26,31 @@ from euchre_env.engine import Engine
 class ActionModel:
     """A bot as a probability model of the action each seat takes, softened by `eps`."""
 
-    def __init__(self, agent: Agent, eps: float):
+    def __init__(self, agent: Agent, eps: float, temperature: float = 1.0):
         if not 0.0 < eps <= 1.0:
             raise ValueError(f"the action model's eps must be in (0, 1], got {eps}")
+        if temperature < 0.0:
+            raise ValueError(f"the action model's temperature must be >= 0, got {temperature}")
         self.agent = agent
         self.eps = eps
+        self.temperature = temperature
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(n, A) the unsoftened model: the bot's policy, or one-hot on the action it would take."""
-        if hasattr(self.agent, "action_probabilities"):
-            return np.asarray(self.agent.action_probabilities(obs, mask), np.float64)
+        """(n, A) the unsoftened model: the bot's policy at `temperature`, or one-hot on the action it would take."""
         out = np.zeros(mask.shape, np.float64)
-        out[np.arange(mask.shape[0]), self.agent.act(obs, mask)] = 1.0
-        return out
+        rows = np.arange(mask.shape[0])
+        if not hasattr(self.agent, "action_probabilities"):
+            out[rows, self.agent.act(obs, mask)] = 1.0
+            return out
+        policy = np.asarray(self.agent.action_probabilities(obs, mask), np.float64)
+        if self.temperature == 0.0:
+            out[rows, policy.argmax(axis=1)] = 1.0
+            return out
+        if self.temperature == 1.0:
+            return policy
+        logits = np.where(policy > 0.0, np.log(np.maximum(policy, 1e-300)) / self.temperature, -np.inf)
+        out = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return out / out.sum(axis=1, keepdims=True)
 
     def log_prob(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """(n,) log P(actions) of n decisions under the softened model."""
@@ -47,11 +61,11 @@ class ActionModel:
         return np.log(p)
 
 
-def make_model(spec: str, engine: Engine, eps: float, seed: int | None) -> ActionModel:
-    """The action model of bot `spec` (a registry spec) on `engine`."""
+def make_model(spec: str, engine: Engine, eps: float, seed: int | None, temperature: float = 1.0) -> ActionModel:
+    """The action model of bot `spec` (a registry spec) on `engine`, its policy at `temperature`."""
     from euchre_agents.registry import make_agent  # the registry imports the search bots, which import this module
 
-    return ActionModel(make_agent(spec, engine, seed), eps)
+    return ActionModel(make_agent(spec, engine, seed), eps, temperature)
 
 
 def resample(log_weights: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -34,7 +34,8 @@ Inference (`pimc:infer=true`): `candidates` x `worlds` layouts are sampled unifo
 hand's public history is replayed on each by the engine (`replay`, batched over layouts), and each
 layout is weighted by the likelihood of the other seats' bids and alone calls (and, with
 `plays=true`, their cards) under a model of those seats (`euchre_agents.belief`: `model=heuristic` by
-default, any registry bot such as `model=ppo:PATH`; softened by `eps` towards uniform play).
+default, any registry bot such as `model=ppo:PATH`; a policy's probabilities sharpened by `temp`, 0
+being its greedy choice; then softened by `eps` towards uniform play).
 Systematic resampling then keeps `worlds` draws, and the search weighs each distinct layout kept by
 how often it was drawn. A first bidder, who has seen no other seat act, searches uniform layouts.
 
@@ -68,13 +69,22 @@ POOL = 3
 """Index of the pool (cards no active seat holds) in the sampler's output."""
 
 
-OPTION_TYPES = {"worlds": int, "infer": bool, "candidates": int, "eps": float, "model": str, "plays": bool}
-OPTIONS_HELP = "worlds=N, infer=true|false, candidates=K, eps=E, model=BOT, plays=true|false"
-INFER_ONLY = ("candidates", "eps", "model", "plays")
+OPTION_TYPES = {
+    "worlds": int,
+    "infer": bool,
+    "candidates": int,
+    "eps": float,
+    "model": str,
+    "temp": float,
+    "plays": bool,
+}
+OPTIONS_HELP = "worlds=N, infer=true|false, candidates=K, eps=E, model=BOT, temp=T, plays=true|false"
+INFER_ONLY = ("candidates", "eps", "model", "temp", "plays")
 """Options of `infer=true` (module docstring, Inference)."""
 DEFAULT_CANDIDATES = 3
 DEFAULT_EPS = 0.2
 DEFAULT_MODEL = "heuristic"
+DEFAULT_TEMPERATURE = 1.0
 
 
 def _option_value(key: str, value: str, arg: str):
@@ -112,6 +122,8 @@ def parse_options(arg: str) -> dict:
         raise ValueError(f"pimc needs candidates >= 1 (layouts drawn per world kept), got {options['candidates']}")
     if not 0.0 < options.get("eps", DEFAULT_EPS) <= 1.0:
         raise ValueError(f"pimc needs 0 < eps <= 1 (the model's share of uniform play), got {options['eps']}")
+    if options.get("temp", DEFAULT_TEMPERATURE) < 0.0:
+        raise ValueError(f"pimc needs temp >= 0 (the model policy's temperature; 0 = its greedy choice), got {options['temp']}")
     stray = [k for k in INFER_ONLY if k in options] if not options.get("infer", False) else []
     if stray:
         raise ValueError(f"pimc options {', '.join(stray)} only apply with infer=true; add infer=true to {arg!r}")
@@ -451,6 +463,7 @@ class PimcAgent(Agent):
         candidates: int = DEFAULT_CANDIDATES,
         eps: float = DEFAULT_EPS,
         model: str = DEFAULT_MODEL,
+        temp: float = DEFAULT_TEMPERATURE,
         plays: bool = False,
     ):
         super().__init__(engine, seed)
@@ -460,7 +473,7 @@ class PimcAgent(Agent):
         self.infer = infer
         self.candidates = candidates
         self.plays = plays
-        self.belief = make_model(model, engine, eps, seed) if infer else None
+        self.belief = make_model(model, engine, eps, seed, temp) if infer else None
         if self.belief is not None and self.belief.agent.needs_full_state:
             raise ValueError(f"model={model} reads hidden cards; pick a fair bot such as model=heuristic")
         self.forced_rng = np.random.default_rng(self.rng.bit_generator.seed_seq.spawn(1)[0])

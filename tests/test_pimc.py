@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import pathlib
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from euchre_agents import make_agent
 from euchre_agents.base import RandomAgent
-from euchre_agents.belief import resample
+from euchre_agents.belief import make_model, resample
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
 from euchre_env import Engine, Rules, game_keys
@@ -25,7 +26,8 @@ from test_agents import random_position, scripted
 REFERENCE = pathlib.Path(__file__).parent / "data" / "pimc_reference.json"
 """Decisions `pimc` (worlds=6, seed 11) and `oracle` (seed 12) took on `positions()` before `action_values`."""
 
-CHECKPOINT = pathlib.Path(__file__).parent.parent / "checkpoints" / "euchre_ppo.pt"
+ROOT = pathlib.Path(__file__).parent.parent
+CHECKPOINT = ROOT / "checkpoints" / "euchre_ppo.pt"
 
 REFERENCE_RULES = {
     "default": Rules(),
@@ -123,8 +125,9 @@ def test_oracle_action_values_need_the_state():
 
 
 def test_inference_options_parse_and_bad_values_say_what_to_fix():
-    got = parse_options("infer=true,candidates=5,eps=0.1,model=random,plays=true")
-    assert got == {"worlds": 30, "infer": True, "candidates": 5, "eps": 0.1, "model": "random", "plays": True}
+    got = parse_options("infer=true,candidates=5,eps=0.1,model=random,temp=0.5,plays=true")
+    want = {"worlds": 30, "infer": True, "candidates": 5, "eps": 0.1, "model": "random", "temp": 0.5, "plays": True}
+    assert got == want
     agent = make_agent("pimc:worlds=7,infer=true,candidates=2,eps=0.5", Engine())
     assert (agent.worlds, agent.infer, agent.candidates, agent.belief.eps) == (7, True, 2, 0.5)
     assert not make_agent("pimc", Engine()).infer
@@ -133,6 +136,8 @@ def test_inference_options_parse_and_bad_values_say_what_to_fix():
         "infer=true,candidates=0": "candidates >= 1",
         "infer=true,eps=0": "0 < eps <= 1",
         "infer=true,eps=lots": "takes a number",
+        "infer=true,temp=-1": "temp >= 0",
+        "temp=0": "only apply with infer=true",
         "infer=true,model=": "needs a value",
         "candidates=3": "only apply with infer=true",
         "infer=false,eps=0.1": "only apply with infer=true",
@@ -215,5 +220,22 @@ def test_a_learned_policy_can_be_the_model_of_the_other_seats():
     assert agent.act(obs, legal).shape == (state.num_games,)
 
 
+def test_the_model_temperature_sharpens_a_policy_and_zero_is_its_greedy_play():
+    engine = Engine()
+    state = positions(engine, num_games=3, seed=1, every=5)
+    obs, legal = engine.observe(state), state.legal
+    policy = make_agent(f"ppo:{CHECKPOINT}", engine, seed=0)
+    p = policy.action_probabilities(obs, legal)
+    at = {t: make_model(f"ppo:{CHECKPOINT}", engine, 0.2, 0, t).probabilities(obs, legal) for t in (0.0, 0.5, 1.0)}
+    assert np.allclose(at[1.0], p)
+    assert np.allclose(at[0.5], p**2 / (p**2).sum(axis=1, keepdims=True)) and (at[0.5][~legal] == 0).all()
+    greedy = np.zeros_like(p)
+    greedy[np.arange(p.shape[0]), policy.act(obs, legal)] = 1.0
+    assert np.array_equal(at[0.0], greedy)
+    with pytest.raises(ValueError, match="temperature must be >= 0"):
+        make_model("heuristic", engine, 0.2, 0, -0.5)
+
+
 if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
     REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
+
