@@ -239,3 +239,29 @@ def test_the_model_temperature_sharpens_a_policy_and_zero_is_its_greedy_play():
 if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
     REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
 
+
+def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_regret_on_card_decisions():
+    spec = importlib.util.spec_from_file_location("belief_quality", ROOT / "benchmarks" / "belief_quality.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    engine = Engine()
+    state = positions(engine, num_games=4, seed=3, every=6)
+    info = decode(engine, engine.observe(state))
+    for row in range(state.num_games):
+        view = View.from_info(info, row)
+        layouts = sample_hands(engine, view, 8, row)
+        truth, in_hands = bench.true_placement(state, row)
+        bench.check_truth(layouts, truth)  # the seats are oriented as the sampler's
+        unseen = np.bitwise_or.reduce(layouts.hands[0, 1:]) | layouts.pool[0]
+        exact = Layouts(truth[None], np.array([unseen & ~np.uint64(in_hands)]), False)
+        assert bench.placed_share(exact, truth, in_hands)[0] == 1.0
+        assert (bench.placed_share(layouts, truth, in_hands) < 1.0 + 1e-12).all()
+    variants = [bench.Variant(engine, spec, 0) for spec in ("uniform", "model=heuristic,plays=true")]
+    meter = bench.Meter(engine, variants, 12, True, 0)
+    players = [make_agent("heuristic", engine, seed=s) for s in range(4)]
+    results = bench.play(engine, players, meter, 2, 0)
+    card = results["phase"] == Phase.PLAY
+    assert results["placed"].shape == (card.size, 2) and np.isfinite(results["placed"]).all()
+    assert np.isfinite(results["regret"][card]).all() and np.isnan(results["regret"][~card]).all()
+    assert (results["regret"][card] >= -1e-9).all()
+    assert (results["size"][:, 0] == 12).all()  # uniform weights: every layout counts

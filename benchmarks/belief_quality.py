@@ -1,0 +1,192 @@
+"""How well `pimc:infer=true`'s layout weights locate the hidden cards, and what that is worth to its card play.
+
+    python benchmarks/belief_quality.py --hands 300 --players pimc --seed 5 --regret \
+        uniform model=heuristic "model=heuristic,eps=0.1,plays=true" "model=ppo,temp=0,plays=true"
+
+Bots in `--players` play every seat of `--hands` one-hand deals. At each decision with more than one
+legal action, `candidates` x `worlds` layouts of the acting seat's unseen cards are drawn as
+`pimc:infer=true` draws them (the same draw for every variant), and each variant weighs them
+(`PimcAgent.weigh`; `uniform` gives every layout weight 1, which is what plain `pimc` searches).
+
+- placed: the weighted share of the unseen cards that a layout puts where they really are (in the
+  right seat's hand, or out of play), averaged over decisions, overall and per phase. Higher is better.
+- effective layouts: the weights' mean effective sample size (Kish), how many distinct layouts the
+  search keeps.
+- with `--regret`, card decisions only: each variant searches as the bot would (`PimcAgent.values`, the
+  same seed for every variant) and the card it picks is scored on the true layout (`oracle`'s
+  double-dummy values): regret = best true value - the picked card's, in points per decision. Lower is
+  better; `uniform` is plain `pimc`.
+
+Intervals are 95% over decisions; each variant's paired difference to the first is printed too. Only
+the belief and the card play are measured, so variants can be compared on a few hundred hands in
+minutes, before a match that takes a quarter of an hour.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from euchre_agents import make_agent
+from euchre_agents.belief import effective_size
+from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, PimcAgent, View, choose
+from euchre_agents.pimc import parse_options, sample_hands
+from euchre_agents.solver import hand_masks
+from euchre_env import Engine, Phase, game_keys
+from euchre_env.infoset import decode
+
+NUM_SEATS = 4
+COLUMNS = ("placed", "size", "regret")
+
+
+def true_placement(state, row: int) -> tuple[np.ndarray, int]:
+    """(4,) uint64 current hands of game `row` by seat relative to the player to act (a seat sitting out
+    holds none once the play begins: its cards are out of play), and the cards in play."""
+    me = int(state.to_play[row])
+    hands = hand_masks(state.hand[row])
+    if state.phase[row] == Phase.PLAY:
+        hands = np.where(state.active[row], hands, np.uint64(0))
+    relative = np.array([hands[(me + r) % NUM_SEATS] for r in range(NUM_SEATS)], np.uint64)
+    return relative, int(np.bitwise_or.reduce(hands))
+
+
+def _bits(masks: np.ndarray) -> np.ndarray:
+    return np.vectorize(int.bit_count, otypes=[np.int64])(masks.astype(object))
+
+
+def placed_share(layouts, truth: np.ndarray, in_hands: int) -> np.ndarray:
+    """(W,) share of the unseen cards that each layout places where they really are."""
+    hidden = layouts.hands[:, 1:]
+    right_seat = np.bitwise_or.reduce(hidden & truth[None, 1:], axis=1)
+    right_pool = layouts.pool & ~np.uint64(in_hands)
+    unseen = np.bitwise_or.reduce(hidden, axis=1) | layouts.pool
+    return _bits(right_seat | right_pool) / np.maximum(_bits(unseen), 1)
+
+
+def check_truth(layouts, truth: np.ndarray) -> None:
+    """The true layout has the sampled hands' sizes (the seats are oriented as the sampler's)."""
+    if layouts.hands[0, 0] != truth[0] or (_bits(layouts.hands[0]) != _bits(truth)).any():
+        raise AssertionError(f"the true layout {truth} does not match the sampled layout {layouts.hands[0]}")
+
+
+class Variant:
+    """One belief: `uniform` (plain `pimc`) or the options of a `pimc:infer=true,<options>`."""
+
+    def __init__(self, engine: Engine, spec: str, seed: int):
+        self.spec = spec
+        options = {} if spec == "uniform" else parse_options(f"infer=true,{spec}")
+        self.agent = PimcAgent(engine, seed, **options)
+
+    def log_weights(self, view: View, layouts) -> np.ndarray:
+        """(W,) the variant's log-weights of the layouts (0 for `uniform`)."""
+        if not self.agent.infer:
+            return np.zeros(layouts.hands.shape[0])
+        return self.agent.weigh(view, layouts)[1]
+
+
+class Meter:
+    """Measures every decision with a choice while the hands are played (module docstring)."""
+
+    def __init__(self, engine: Engine, variants: list[Variant], layouts: int, regret: bool, seed: int):
+        self.engine, self.variants, self.layouts, self.regret = engine, variants, layouts, regret
+        self.rng = np.random.default_rng(seed)
+        self.oracle, self.heuristic = OracleAgent(engine, seed), HeuristicAgent(engine, seed)
+        self.rows: dict[str, list[np.ndarray]] = {name: [] for name in (*COLUMNS, "phase")}
+
+    def decision(self, state, row: int, info, i: int, mask: np.ndarray) -> None:
+        """Record the figures of the decision in game `row` (row i of the decoded batch `info`)."""
+        view = View.from_info(info, i)
+        seed = int(self.rng.integers(0, 2**63))
+        layouts = sample_hands(self.engine, view, self.layouts, seed)
+        truth, in_hands = true_placement(state, row)
+        check_truth(layouts, truth)
+        share = placed_share(layouts, truth, in_hands)
+        out = np.full((len(COLUMNS), len(self.variants)), np.nan)
+        for v, variant in enumerate(self.variants):
+            log_w = variant.log_weights(view, layouts)
+            w = np.exp(log_w - log_w.max())
+            out[0, v] = float((w * share).sum() / w.sum())
+            out[1, v] = effective_size(log_w)
+        if self.regret and view.phase == Phase.PLAY:
+            true = self.oracle.values(state, row)
+            preferred = self.heuristic.decide(info, i, mask, info.current_trick()[i])
+            for v, variant in enumerate(self.variants):
+                picked = choose(variant.agent.values(view, seed), preferred)
+                out[2, v] = np.nanmax(true) - true[picked]
+        for name, values in zip(COLUMNS, out):
+            self.rows[name].append(values)
+        self.rows["phase"].append(np.array([view.phase]))
+
+    def results(self) -> dict[str, np.ndarray]:
+        """(decisions, variants) arrays per figure, and the (decisions,) phases."""
+        return {name: np.stack(values) if name != "phase" else np.concatenate(values) for name, values in self.rows.items()}
+
+
+def play(engine: Engine, players, meter: Meter, hands: int, seed: int) -> dict[str, np.ndarray]:
+    """Play the hands with `players` in the seats, measuring every decision with a choice."""
+    state = engine.init(game_keys(seed, hands))
+    while not state.done.all():
+        live = np.flatnonzero(~state.done)
+        obs = engine.observe(state)[live]
+        mask = state.legal[live]
+        choice = np.flatnonzero(mask.sum(axis=1) > 1)
+        if choice.size:
+            info = decode(engine, obs[choice])
+            for i, row in enumerate(live[choice].tolist()):
+                meter.decision(state, row, info, i, mask[choice[i]])
+        actions = np.zeros(state.num_games, np.int64)
+        seat = state.to_play[live]
+        for s in range(NUM_SEATS):
+            mine = np.flatnonzero(seat == s)
+            if mine.size:
+                actions[live[mine]] = players[s].act(obs[mine], mask[mine], state, live[mine])
+        engine.step(state, actions)
+    return meter.results()
+
+
+def interval(x: np.ndarray) -> str:
+    """Mean [95% interval] of the finite values of x."""
+    x = x[np.isfinite(x)]
+    half = 1.96 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else float("nan")
+    return f"{x.mean():.4f} [{x.mean() - half:+.4f}, {x.mean() + half:+.4f}]"
+
+
+def report(names: list[str], results: dict[str, np.ndarray], layouts: int) -> None:
+    """Print one line per variant."""
+    placed, size, regret, phases = results["placed"], results["size"], results["regret"], results["phase"]
+    for v, name in enumerate(names):
+        by_phase = ", ".join(f"{Phase(p).name} {placed[phases == p, v].mean():.4f}" for p in np.unique(phases))
+        line = f"{name}: placed {interval(placed[:, v])} ({by_phase}); effective layouts {size[:, v].mean():.1f} of {layouts}"
+        if v:
+            line += f"; placed minus {names[0]} {interval(placed[:, v] - placed[:, 0])}"
+        if np.isfinite(regret[:, v]).any():
+            line += f"\n    card regret {interval(regret[:, v])} over {np.isfinite(regret[:, v]).sum()} card decisions"
+            if v:
+                line += f"; minus {names[0]} {interval(regret[:, v] - regret[:, 0])}"
+        print(line, flush=True)
+
+
+def main() -> None:
+    """Play, measure and print the figures of each variant."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variants", nargs="+", help="`uniform` or pimc infer options, e.g. model=ppo,temp=0")
+    parser.add_argument("--players", default="pimc", help="bot spec playing every seat")
+    parser.add_argument("--hands", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layouts", type=int, default=DEFAULT_CANDIDATES * DEFAULT_WORLDS, help="layouts per decision")
+    parser.add_argument("--regret", action="store_true", help="also the card decisions' regret on the true layout")
+    args = parser.parse_args()
+
+    engine = Engine()
+    players = [make_agent(args.players, engine, seed=args.seed + s) for s in range(NUM_SEATS)]
+    variants = [Variant(engine, spec, args.seed) for spec in args.variants]
+    meter = Meter(engine, variants, args.layouts, args.regret, args.seed)
+    results = play(engine, players, meter, args.hands, args.seed)
+    print(f"{results['phase'].size} decisions of {args.hands} hands played by {args.players} (seed {args.seed})")
+    report(args.variants, results, args.layouts)
+
+
+if __name__ == "__main__":
+    main()
