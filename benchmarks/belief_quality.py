@@ -1,4 +1,4 @@
-"""How well `pimc:infer=true`'s layout weights locate the hidden cards, and what that is worth to its card play.
+"""How well `pimc:infer=true`'s layout weights locate the hidden cards, and what that is worth to its decisions.
 
     python benchmarks/belief_quality.py --hands 300 --players pimc --seed 5 --regret \
         uniform model=heuristic "model=heuristic,eps=0.1,plays=true" "model=ppo,temp=0,plays=true"
@@ -12,14 +12,15 @@ legal action, `candidates` x `worlds` layouts of the acting seat's unseen cards 
   right seat's hand, or out of play), averaged over decisions, overall and per phase. Higher is better.
 - effective layouts: the weights' mean effective sample size (Kish), how many distinct layouts the
   search keeps.
-- with `--regret`, card decisions only: each variant searches as the bot would (`PimcAgent.values`, the
-  same seed for every variant) and the card it picks is scored on the true layout (`oracle`'s
-  double-dummy values): regret = best true value - the picked card's, in points per decision. Lower is
-  better; `uniform` is plain `pimc`.
+- with `--regret`: each variant searches as the bot would (`PimcAgent.values`, the same seed for every
+  variant) and the action it picks is scored on the true layout by `oracle` (a card by its
+  double-dummy value, a bid, alone call or discard by the same rollouts `pimc` runs, on the true
+  layout): regret = best true value - the picked action's, in points per decision, for the auction
+  (bids, alone calls, discards) and the card play apart. Lower is better; `uniform` is plain `pimc`.
 
 Intervals are 95% over decisions; each variant's paired difference to the first is printed too. Only
-the belief and the card play are measured, so variants can be compared on a few hundred hands in
-minutes, before a match that takes a quarter of an hour.
+single decisions are measured, so variants can be compared on a few hundred hands in minutes,
+before a match that takes a quarter of an hour.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class Meter:
             w = np.exp(log_w - log_w.max())
             out[0, v] = float((w * share).sum() / w.sum())
             out[1, v] = effective_size(log_w)
-        if self.regret and view.phase == Phase.PLAY:
+        if self.regret:
             true = self.oracle.values(state, row)
             preferred = self.heuristic.decide(info, i, mask, info.current_trick()[i])
             for v, variant in enumerate(self.variants):
@@ -156,15 +157,17 @@ def interval(x: np.ndarray) -> str:
 def report(names: list[str], results: dict[str, np.ndarray], layouts: int) -> None:
     """Print one line per variant."""
     placed, size, regret, phases = results["placed"], results["size"], results["regret"], results["phase"]
+    parts = {"auction": phases != Phase.PLAY, "card": phases == Phase.PLAY}
     for v, name in enumerate(names):
         by_phase = ", ".join(f"{Phase(p).name} {placed[phases == p, v].mean():.4f}" for p in np.unique(phases))
         line = f"{name}: placed {interval(placed[:, v])} ({by_phase}); effective layouts {size[:, v].mean():.1f} of {layouts}"
         if v:
             line += f"; placed minus {names[0]} {interval(placed[:, v] - placed[:, 0])}"
-        if np.isfinite(regret[:, v]).any():
-            line += f"\n    card regret {interval(regret[:, v])} over {np.isfinite(regret[:, v]).sum()} card decisions"
-            if v:
-                line += f"; minus {names[0]} {interval(regret[:, v] - regret[:, 0])}"
+        for part, rows in parts.items():
+            if np.isfinite(regret[rows, v]).any():
+                line += f"\n    {part} regret {interval(regret[rows, v])} over {rows.sum()} decisions"
+                if v:
+                    line += f"; minus {names[0]} {interval(regret[rows, v] - regret[rows, 0])}"
         print(line, flush=True)
 
 
@@ -176,7 +179,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layouts", type=int, default=DEFAULT_CANDIDATES * DEFAULT_WORLDS, help="layouts per decision")
-    parser.add_argument("--regret", action="store_true", help="also the card decisions' regret on the true layout")
+    parser.add_argument("--regret", action="store_true", help="also each decision's regret on the true layout")
     args = parser.parse_args()
 
     engine = Engine()

@@ -240,7 +240,7 @@ if __name__ == "__main__":  # regenerate the reference (only when a decision is 
     REFERENCE.write_text(json.dumps({v: reference_decisions(Engine(r)) for v, r in REFERENCE_RULES.items()}) + "\n")
 
 
-def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_regret_on_card_decisions():
+def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_every_decisions_regret():
     spec = importlib.util.spec_from_file_location("belief_quality", ROOT / "benchmarks" / "belief_quality.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
@@ -262,6 +262,6 @@ def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_regret_on_
     results = bench.play(engine, players, meter, 2, 0)
     card = results["phase"] == Phase.PLAY
     assert results["placed"].shape == (card.size, 2) and np.isfinite(results["placed"]).all()
-    assert np.isfinite(results["regret"][card]).all() and np.isnan(results["regret"][~card]).all()
-    assert (results["regret"][card] >= -1e-9).all()
+    assert card.any() and (~card).any()
+    assert np.isfinite(results["regret"]).all() and (results["regret"] >= -1e-9).all()
     assert (results["size"][:, 0] == 12).all()  # uniform weights: every layout counts
