@@ -31,6 +31,10 @@ class ActionModel:
             raise ValueError(f"the action model's eps must be in (0, 1], got {eps}")
         if temperature < 0.0:
             raise ValueError(f"the action model's temperature must be >= 0, got {temperature}")
+        if temperature != 1.0 and not hasattr(agent, "action_probabilities"):
+            raise ValueError(
+                f"a temperature applies to a policy model (such as model=ppo); bot {agent.name!r} only picks an action"
+            )
         self.agent = agent
         self.eps = eps
         self.temperature = temperature

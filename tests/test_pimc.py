@@ -234,6 +234,8 @@ def test_the_model_temperature_sharpens_a_policy_and_zero_is_its_greedy_play():
     assert np.array_equal(at[0.0], greedy)
     with pytest.raises(ValueError, match="temperature must be >= 0"):
         make_model("heuristic", engine, 0.2, 0, -0.5)
+    with pytest.raises(ValueError, match="applies to a policy model"):
+        make_agent("pimc:infer=true,model=heuristic,temp=0", engine)
 
 
 if __name__ == "__main__":  # regenerate the reference (only when a decision is meant to change)
