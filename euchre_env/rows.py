@@ -14,7 +14,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
-def _populate(context, builder, out_type, source, data, shape, strides):
+def _populate(context, builder, out_type, data, shape, strides):
     out = context.make_array(out_type)(context, builder)
     itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(out_type.dtype)))
     context.populate_array(out, data=data, shape=shape, strides=strides, itemsize=itemsize, meminfo=None)
@@ -36,7 +36,7 @@ def row_view(typingctx, matrix, index):
         _, width = cgutils.unpack_tuple(builder, source.shape, 2)
         _, step = cgutils.unpack_tuple(builder, source.strides, 2)
         data = builder.gep(source.data, [builder.mul(at, width)])
-        return _populate(context, builder, out_type, source, data, (width,), (step,))
+        return _populate(context, builder, out_type, data, (width,), (step,))
 
     return out_type(matrix, index), codegen
 
@@ -52,6 +52,6 @@ def unowned(typingctx, array):
         source = context.make_array(signature.args[0])(context, builder, args[0])
         shape = cgutils.unpack_tuple(builder, source.shape, array.ndim)
         strides = cgutils.unpack_tuple(builder, source.strides, array.ndim)
-        return _populate(context, builder, out_type, source, source.data, shape, strides)
+        return _populate(context, builder, out_type, source.data, shape, strides)
 
     return out_type(array), codegen
