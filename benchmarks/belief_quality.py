@@ -33,7 +33,7 @@ from euchre_agents import make_agent
 from euchre_agents.belief import effective_size
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, PimcAgent, View, choose
-from euchre_agents.pimc import parse_options, sample_hands
+from euchre_agents.pimc import card_counts, parse_options, sample_hands
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode
@@ -53,22 +53,18 @@ def true_placement(state, row: int) -> tuple[np.ndarray, int]:
     return relative, int(np.bitwise_or.reduce(hands))
 
 
-def _bits(masks: np.ndarray) -> np.ndarray:
-    return np.vectorize(int.bit_count, otypes=[np.int64])(masks.astype(object))
-
-
-def placed_share(layouts, truth: np.ndarray, in_hands: int) -> np.ndarray:
+def placed_share(layouts, truth: np.ndarray, in_hands: int, num_cards: int) -> np.ndarray:
     """(W,) share of the unseen cards that each layout places where they really are."""
     hidden = layouts.hands[:, 1:]
     right_seat = np.bitwise_or.reduce(hidden & truth[None, 1:], axis=1)
     right_pool = layouts.pool & ~np.uint64(in_hands)
     unseen = np.bitwise_or.reduce(hidden, axis=1) | layouts.pool
-    return _bits(right_seat | right_pool) / np.maximum(_bits(unseen), 1)
+    return card_counts(right_seat | right_pool, num_cards) / np.maximum(card_counts(unseen, num_cards), 1)
 
 
-def check_truth(layouts, truth: np.ndarray) -> None:
+def check_truth(layouts, truth: np.ndarray, num_cards: int) -> None:
     """The true layout has the sampled hands' sizes (the seats are oriented as the sampler's)."""
-    if layouts.hands[0, 0] != truth[0] or (_bits(layouts.hands[0]) != _bits(truth)).any():
+    if layouts.hands[0, 0] != truth[0] or (card_counts(layouts.hands[0], num_cards) != card_counts(truth, num_cards)).any():
         raise AssertionError(f"the true layout {truth} does not match the sampled layout {layouts.hands[0]}")
 
 
@@ -96,14 +92,15 @@ class Meter:
         self.oracle, self.heuristic = OracleAgent(engine, seed), HeuristicAgent(engine, seed)
         self.rows: dict[str, list[np.ndarray]] = {name: [] for name in (*COLUMNS, "phase")}
 
-    def decision(self, state, row: int, info, i: int, mask: np.ndarray) -> None:
-        """Record the figures of the decision in game `row` (row i of the decoded batch `info`)."""
+    def decision(self, state, row: int, info, i: int, mask: np.ndarray, trick: np.ndarray) -> None:
+        """Record the figures of the decision in game `row` (row i of the decoded batch `info`, whose
+        current trick is `trick`)."""
         view = View.from_info(info, i)
         seed = int(self.rng.integers(0, 2**63))
         layouts = sample_hands(self.engine, view, self.layouts, seed)
         truth, in_hands = true_placement(state, row)
-        check_truth(layouts, truth)
-        share = placed_share(layouts, truth, in_hands)
+        check_truth(layouts, truth, self.engine.num_cards)
+        share = placed_share(layouts, truth, in_hands, self.engine.num_cards)
         out = np.full((len(COLUMNS), len(self.variants)), np.nan)
         for v, variant in enumerate(self.variants):
             log_w = variant.log_weights(view, layouts)
@@ -112,7 +109,7 @@ class Meter:
             out[1, v] = effective_size(log_w)
         if self.regret:
             true = self.oracle.values(state, row)
-            preferred = self.heuristic.decide(info, i, mask, info.current_trick()[i])
+            preferred = self.heuristic.decide(info, i, mask, trick)
             for v, variant in enumerate(self.variants):
                 picked = choose(variant.agent.values(view, seed), preferred)
                 out[2, v] = np.nanmax(true) - true[picked]
@@ -135,8 +132,9 @@ def play(engine: Engine, players, meter: Meter, hands: int, seed: int) -> dict[s
         choice = np.flatnonzero(mask.sum(axis=1) > 1)
         if choice.size:
             info = decode(engine, obs[choice])
+            trick = info.current_trick()
             for i, row in enumerate(live[choice].tolist()):
-                meter.decision(state, row, info, i, mask[choice[i]])
+                meter.decision(state, row, info, i, mask[choice[i]], trick[i])
         actions = np.zeros(state.num_games, np.int64)
         seat = state.to_play[live]
         for s in range(NUM_SEATS):

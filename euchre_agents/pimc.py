@@ -263,8 +263,8 @@ def sample_hands(engine: Engine, view: View, worlds: int, seed: int) -> Layouts:
     return Layouts(hands=hands, pool=out[:, POOL].copy(), dealer_has_upcard=dealer_has_upcard)
 
 
-def _card_counts(masks: np.ndarray, num_cards: int) -> np.ndarray:
-    """Cards in each uint64 bit mask."""
+def card_counts(masks: np.ndarray, num_cards: int) -> np.ndarray:
+    """Cards in each uint64 bit mask of a deck of `num_cards`."""
     return ((masks[..., None] >> np.arange(num_cards, dtype=np.uint64)) & np.uint64(1)).sum(axis=-1)
 
 
@@ -296,9 +296,9 @@ def deals_from_layouts(engine: Engine, view: View, layouts: Layouts) -> tuple[np
             if not view.sitting_out[seat] and not layouts.dealer_has_upcard and not (played[seat] & up):
                 buried[:] = view.upcard  # shown void in trump: the upcard was buried
             else:
-                short = np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)
+                short = np.flatnonzero(card_counts(hand, c) < HAND_SIZE)
                 buried[short] = _take_lowest(pool, hand, short)
-        while (short := np.flatnonzero(_card_counts(hand, c) < HAND_SIZE)).size:  # a sitting-out hand: pool cards
+        while (short := np.flatnonzero(card_counts(hand, c) < HAND_SIZE)).size:  # a sitting-out hand: pool cards
             _take_lowest(pool, hand, short)
     bits = (dealt[..., None] >> np.arange(c, dtype=np.uint64)) & np.uint64(1)
     deals = np.nonzero(bits.astype(bool))[2].reshape(w, NUM_SEATS, HAND_SIZE).astype(np.int64)

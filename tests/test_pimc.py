@@ -253,11 +253,11 @@ def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_every_deci
         view = View.from_info(info, row)
         layouts = sample_hands(engine, view, 8, row)
         truth, in_hands = bench.true_placement(state, row)
-        bench.check_truth(layouts, truth)  # the seats are oriented as the sampler's
+        bench.check_truth(layouts, truth, engine.num_cards)  # the seats are oriented as the sampler's
         unseen = np.bitwise_or.reduce(layouts.hands[0, 1:]) | layouts.pool[0]
         exact = Layouts(truth[None], np.array([unseen & ~np.uint64(in_hands)]), False)
-        assert bench.placed_share(exact, truth, in_hands)[0] == 1.0
-        assert (bench.placed_share(layouts, truth, in_hands) < 1.0 + 1e-12).all()
+        assert bench.placed_share(exact, truth, in_hands, engine.num_cards)[0] == 1.0
+        assert (bench.placed_share(layouts, truth, in_hands, engine.num_cards) < 1.0 + 1e-12).all()
     variants = [bench.Variant(engine, spec, 0) for spec in ("uniform", "model=heuristic,plays=true")]
     meter = bench.Meter(engine, variants, 12, True, 0)
     players = [make_agent("heuristic", engine, seed=s) for s in range(4)]
