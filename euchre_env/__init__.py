@@ -9,7 +9,7 @@ from euchre_env import euchre_v0
 from euchre_env.cards import Deck, deck_for
 from euchre_env.engine import DealError, Engine, EuchreState, IllegalActionError, Phase, game_keys
 from euchre_env.rules import Rules, RulesError
-from euchre_env.vector import EuchreVectorEnv
+from euchre_env.vector import EuchreVectorEnv, random_legal_actions
 
 gymnasium.register("EuchreSingle-v0", entry_point="euchre_env.single_agent:EuchreSingleEnv")
 
@@ -27,4 +27,5 @@ __all__ = [
     "deck_for",
     "euchre_v0",
     "game_keys",
+    "random_legal_actions",
 ]

@@ -24,7 +24,7 @@ from euchre_env.observation import (
     observation_scale,
     observation_size,
 )
-from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, blank_record, legal_at
+from euchre_env.record import DEAL_COUNT, PHASE, TO_PLAY, blank_record, legal_mask
 from euchre_env.rules import Rules
 from euchre_env.state import (
     EPISODE_GAME,
@@ -62,7 +62,7 @@ class OneGame:
     __slots__ = ("record", "_state", "_synced")
 
     def __init__(self, num_cards: int, num_actions: int):
-        self.record = blank_record(num_cards, num_actions)
+        self.record = blank_record(num_cards)
         self._state = EuchreState.empty(1, num_cards, num_actions)
         self._synced = True
 
@@ -111,8 +111,7 @@ class OneGame:
 
     def legal(self) -> np.ndarray:
         """(A,) bool legal mask of the seat to act, as a new array."""
-        start = legal_at(self._state.hand.shape[2])
-        return self.record[start : start + self._state.legal.shape[1]].astype(bool)
+        return legal_mask(self.record, self._state.legal.shape[1])
 
 
 class Engine:

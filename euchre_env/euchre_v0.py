@@ -80,7 +80,7 @@ from euchre_env.engine import (
     game_key,
     game_keys,
 )
-from euchre_env.record import legal_at
+from euchre_env.record import legal_mask
 from euchre_env.rules import Rules
 from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
 
@@ -137,9 +137,6 @@ class raw_env(AECEnv):
         self._key_rng = np.random.default_rng()
         self._seat_of = {a: seat for seat, a in enumerate(AGENTS)}
         self._no_mask = np.zeros(self.engine.num_actions, np.int8)
-        start = legal_at(self.engine.num_cards)
-        self._legal_cells = slice(start, start + self.engine.num_actions)
-        """Where the legal mask sits in the game's record."""
         self._paid = False
         """The last step paid someone: `rewards` holds non-zero values until the next step clears it."""
         self._first_deal = 0
@@ -217,7 +214,7 @@ class raw_env(AECEnv):
         seat = self._seat_of[agent]
         game = self._game
         if game.to_play == seat and game.phase < _HAND_OVER and not self._truncated:
-            mask = game.record[self._legal_cells].astype(np.int8)
+            mask = legal_mask(game.record, self.engine.num_actions, np.int8)
         else:
             mask = self._no_mask.copy()
         # Both arrays are new: what a caller holds never changes under it.

@@ -21,7 +21,8 @@ from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
     HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
     RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
-    TRUMP, UPCARD, RECORD_DTYPE, card_player_at, card_trick_at, dealt_at, get_key, legal_at, load_rows, set_key,
+    TRUMP, UPCARD, RECORD_DTYPE, card_player_at, card_trick_at, dealt_at, get_key, get_legal, load_rows, record_size,
+    set_key, set_legal,
     store_rows,
 )
 from euchre_env.state import HAND_POINTS_FIELD, LEGAL_FIELD, MAX_BIDS, PHASE_FIELD
@@ -29,7 +30,7 @@ from euchre_env.tables import (
     DEAL_SIZE, GAME_EPISODE, HAND_EPISODE, RUBBER_EPISODE, T_ALONE_WHEN_NAMING, T_EFFECTIVE_SUIT, T_EPISODE,
     T_FIRST_DEALER_CUT, T_LEAD_LEFT_OF_LONE, T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_MAY_BURY_UPCARD,
     T_NUM_ACTIONS, T_NUM_CARDS, T_PACKET_SEAT, T_RANK, T_REWARD_WIN, T_RUBBER_GAMES, T_STICK_THE_DEALER,
-    T_TARGET, T_THROW_IN_ENDS_HAND, T_THROW_IN_SAME_DEALER, T_TRICK_STRENGTH, T_UPCARD_SUIT,
+    T_SUIT_CARDS, T_TARGET, T_THROW_IN_ENDS_HAND, T_THROW_IN_SAME_DEALER, T_TRICK_STRENGTH, T_UPCARD_SUIT,
 )
 
 BID_ROUND_1, BID_ROUND_2, MAKER_ALONE_PHASE, DEFENDER_ALONE_PHASE, DISCARD_PHASE, PLAY, HAND_OVER, GAME_OVER = range(8)
@@ -152,40 +153,49 @@ def restart(r, t):
 # ------------------------------------------------------------------ legal actions
 
 
-@njit(cache=True)
-def update_legal(r, t):
-    """Rebuild the legal-action mask of the seat to act."""
+@njit(cache=True, inline="always")
+def held_cards(r, seat, c):
+    """The cards seat `seat` holds, as a bit set (bit k: card k)."""
+    at = HAND + seat * c
+    held = np.int64(0)
+    for card in range(c):
+        held |= np.int64(r[at + card]) << card
+    return held
+
+
+@njit(cache=True, inline="always")
+def legal_actions(r, t):
+    """The legal actions of the seat to act, as a bit set (bit a: action a; 0 once the hand is over)."""
     c = t[T_NUM_CARDS]
-    legal = legal_at(c)
-    fill(r, legal, legal + t[T_NUM_ACTIONS], 0)
     phase = r[PHASE]
-    suit0 = legal + c + SUIT_OFFSET
-    if phase == BID_ROUND_1:
-        r[legal + c] = 1
-        r[suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]]] = 1
-    elif phase == BID_ROUND_2:
-        fill(r, suit0, suit0 + NUM_SUITS, 1)
-        r[suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]]] = 0
-        r[legal + c] = not (r[TO_PLAY] == r[DEALER] and t[T_STICK_THE_DEALER])
-    elif phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:
-        r[legal + c + ALONE_OFFSET] = 1
-        r[legal + c + PARTNER_OFFSET] = 1
-    elif phase == DISCARD_PHASE:
-        held = HAND + r[DEALER] * c
-        copy(r, held, legal, c)
-        if not t[T_MAY_BURY_UPCARD]:
-            r[legal + r[UPCARD]] = 0
-    elif phase == PLAY:
-        held = HAND + r[TO_PLAY] * c
+    one = np.int64(1)
+    if phase == PLAY:
+        held = held_cards(r, r[TO_PLAY], c)
         led = r[LED_SUIT]
-        suits = t[T_EFFECTIVE_SUIT] + r[TRUMP] * c
-        follows = 0
-        for card in range(c):  # a card of the suit led must be played if held (no suit is led: led = -1)
-            holds_led = r[held + card] & (t[suits + card] == led)
-            r[legal + card] = holds_led
-            follows |= holds_led
-        if not follows:
-            copy(r, held, legal, c)
+        if led >= 0:  # a card of the suit led must be played if held
+            follows = held & t[t[T_SUIT_CARDS] + r[TRUMP] * NUM_SUITS + led]
+            if follows != 0:
+                return follows
+        return held
+    suit0 = c + SUIT_OFFSET
+    upcard_suit = one << (suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]])
+    if phase == BID_ROUND_1:
+        return (one << c) | upcard_suit
+    if phase == BID_ROUND_2:
+        may_pass = not (r[TO_PLAY] == r[DEALER] and t[T_STICK_THE_DEALER])
+        return ((np.int64(2**NUM_SUITS - 1) << suit0) & ~upcard_suit) | (np.int64(may_pass) << c)
+    if phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:
+        return (one << (c + ALONE_OFFSET)) | (one << (c + PARTNER_OFFSET))
+    if phase == DISCARD_PHASE:
+        held = held_cards(r, r[DEALER], c)
+        return held if t[T_MAY_BURY_UPCARD] else held & ~(one << r[UPCARD])
+    return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def update_legal(r, t):
+    """Rebuild the legal actions of the seat to act (`legal_actions`, the record's legal bit set)."""
+    set_legal(r, legal_actions(r, t))
 
 
 # ------------------------------------------------------------------ bidding, alone calls, discard
@@ -440,7 +450,7 @@ def write_rewards(r, t, out):
 @njit(cache=True, inline="always")
 def is_legal(r, t, action):
     """The action is legal for the seat to act (False for any action once the episode is over)."""
-    return 0 <= action < t[T_NUM_ACTIONS] and r[legal_at(t[T_NUM_CARDS]) + action] != 0
+    return 0 <= action < t[T_NUM_ACTIONS] and (get_legal(r) >> action) & 1 != 0
 
 
 @njit(cache=True)
@@ -482,7 +492,7 @@ def step_rows(s, t, actions, rewards):
     for g in range(n):
         if phase[g] < HAND_OVER and not (0 <= actions[g] < a and legal[g, actions[g]]):
             return g
-    records = np.empty((CHUNK, legal_at(c) + a), RECORD_DTYPE)
+    records = np.empty((CHUNK, record_size(c)), RECORD_DTYPE)
     live = np.empty(n, np.int64)
     m = 0
     for g in range(n):
@@ -511,7 +521,7 @@ RESTART, START_DEALT_HAND, UPDATE_LEGAL = range(3)
 def prepare_rows(s, t, rows, what):
     """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
     t = unowned(t)
-    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
+    records = np.empty((CHUNK, record_size(t[T_NUM_CARDS])), RECORD_DTYPE)
     for start in range(0, rows.shape[0], CHUNK):
         chunk = rows[start : min(start + CHUNK, rows.shape[0])]
         load_rows(*s, chunk, records, True)
@@ -532,7 +542,7 @@ def observe_rows(s, t, seats, out, divide_score):
     """`encode` every row g from seat seats[g] into out[g] (float32 or uint8)."""
     t = unowned(t)
     n = s[PHASE_FIELD].shape[0]
-    records = np.empty((CHUNK, legal_at(t[T_NUM_CARDS]) + t[T_NUM_ACTIONS]), RECORD_DTYPE)
+    records = np.empty((CHUNK, record_size(t[T_NUM_CARDS])), RECORD_DTYPE)
     for start in range(0, n, CHUNK):
         rows = np.arange(start, min(start + CHUNK, n))
         load_rows(*s, rows, records, False)
@@ -608,9 +618,9 @@ def one_store(r, s, row):
 def records_view(r, t, g, to_play, legal, obs, divide_score):
     """Row g of what the vector env returns for record r: the seat to act, its legal mask and its observation."""
     to_play[g] = r[TO_PLAY]
-    at = legal_at(t[T_NUM_CARDS])
+    bits = get_legal(r)
     for action in range(t[T_NUM_ACTIONS]):
-        legal[g, action] = r[at + action] != 0
+        legal[g, action] = (bits >> action) & 1
     encode(r, r[TO_PLAY] if r[TO_PLAY] > 0 else 0, t, row_view(obs, g), divide_score)
 
 
@@ -625,30 +635,40 @@ def records_init(records, t, keys, to_play, legal, obs, divide_score):
         records_view(r, t, g, to_play, legal, obs, divide_score)
 
 
-@njit(cache=True)
-def records_step(records, t, actions, rewards, first_deal, max_hands, ended, final, to_play, legal, obs, divide_score):
-    """The vector env's step on games kept as records: `one_step` per game, then (same-step autoreset)
-    `restart` of each game whose episode ended (ended[g] = terminated, truncated after `max_hands`
-    hands, -1 for no limit; final[g] = its score and hand points before the restart), then `records_view`.
+STEPPED, STEPPED_AND_ENDED = -1, -2
+"""What `records_step` returns when every action was legal: no episode ended, or some did."""
 
-    Returns -1, or the first live game whose action is illegal: then nothing has been applied.
+
+@njit(cache=True)
+def records_step(records, t, actions, rewards, first_deal, max_hands, terminated, truncated, final, to_play, legal,
+                 obs, divide_score):
+    """The vector env's step on games kept as records: `one_step` per game (rewards (N, 4) written for
+    every game), then (same-step autoreset) `restart` of each game whose episode ended (terminated[g], or
+    truncated[g] after `max_hands` hands, -1 for no limit; final[g] = its score and hand points before
+    the restart), then `records_view`.
+
+    Returns STEPPED or STEPPED_AND_ENDED, or the first live game whose action is illegal: then nothing
+    has been applied.
     """
     n = records.shape[0]
     t, to_play, legal, obs = unowned(t), unowned(to_play), unowned(legal), unowned(obs)
     for g in range(n):
         if records[g, PHASE] < HAND_OVER and not is_legal(row_view(records, g), t, actions[g]):
             return g
+    code = STEPPED
     for g in range(n):
-        r = row_view(records, g)
-        apply_step(r, t, actions[g], row_view(rewards, g))  # every action was checked above
-        terminated = r[PHASE] >= HAND_OVER
-        truncated = not terminated and max_hands >= 0 and r[DEAL_COUNT] - first_deal[g] >= max_hands
-        ended[g, 0], ended[g, 1] = terminated, truncated
+        r, paid = row_view(records, g), row_view(rewards, g)
+        fill(paid, 0, NUM_SEATS, 0)
+        apply_step(r, t, actions[g], paid)  # every action was checked above
+        ended = r[PHASE] >= HAND_OVER
+        cut = not ended and max_hands >= 0 and r[DEAL_COUNT] - first_deal[g] >= max_hands
+        terminated[g], truncated[g] = ended, cut
         for side in range(2):
             final[g, side] = r[SCORE + side]
             final[g, 2 + side] = r[HAND_POINTS + side]
-        if terminated or truncated:
+        if ended or cut:
             restart(r, t)
             first_deal[g] = r[DEAL_COUNT]
+            code = STEPPED_AND_ENDED
         records_view(r, t, g, to_play, legal, obs, divide_score)
-    return -1
+    return code

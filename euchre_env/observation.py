@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from euchre_env.cards import NUM_SEATS, NUM_SUITS, NUM_TRICKS, SUIT_OFFSET
+from euchre_env.cards import NUM_SEATS, NUM_SUITS, NUM_TRICKS, PASS_OFFSET, SUIT_OFFSET
 from euchre_env.record import ACTIVE as ACTIVE_AT
 from euchre_env.record import BIDS as BIDS_AT
 from euchre_env.record import DEALER as DEALER_AT
@@ -80,6 +80,9 @@ HAND, UPCARD, OWN_DISCARD, PLAYED_BY, PLAYED_IN_TRICK, CURRENT_TRICK = (_CARD[n]
  GAMES_WON) = (_TAIL[n] for n, _ in TAIL_FIELDS)
 
 
+assert PASS_OFFSET == 0 and SUIT_OFFSET == 1, "encode writes a bid's choice (pass, suit) to cell action - C"
+
+
 def observation_size(num_cards: int) -> int:
     """Cells in an observation for a deck of `num_cards`."""
     return CARD_CELLS * num_cards + TAIL_SIZE
@@ -128,41 +131,35 @@ def encode(r, me, t, out, divide_score):
         out[base + PLAYED_BY + rel] = played
         out[base + PLAYED_IN_TRICK + (trick if trick > 0 else 0)] = played
         out[base + CURRENT_TRICK + rel] = played & (trick == current)
-    if r[UPCARD_AT] >= 0:
-        out[r[UPCARD_AT] * CARD_CELLS + UPCARD] = 1
-    dealer = r[DEALER_AT]
-    if dealer == me and r[DISCARD_AT] >= 0:
-        out[r[DISCARD_AT] * CARD_CELLS + OWN_DISCARD] = 1
+    # The writes below are branch-free too: where a feature is unset, its 0 goes to a cell of its own block.
+    upcard = r[UPCARD_AT]
+    out[(upcard if upcard >= 0 else 0) * CARD_CELLS + UPCARD] = upcard >= 0
+    dealer, discard = r[DEALER_AT], r[DISCARD_AT]
+    own_discard = (dealer == me) & (discard >= 0)
+    out[(discard if own_discard else 0) * CARD_CELLS + OWN_DISCARD] = own_discard
     tail = CARD_CELLS * c
-    if r[NUM_BIDS_AT] >= NUM_SEATS and not r[ORDERED_UP_AT]:
-        out[tail + UPCARD_TURNED_DOWN] = 1
+    out[tail + UPCARD_TURNED_DOWN] = (r[NUM_BIDS_AT] >= NUM_SEATS) & (r[ORDERED_UP_AT] == 0)
     out[tail + DEALER + ((dealer - me) & 3)] = 1
-    if r[TRUMP_AT] >= 0:
-        out[tail + TRUMP + r[TRUMP_AT]] = 1
+    out[tail + TRUMP + (r[TRUMP_AT] & 3)] = r[TRUMP_AT] >= 0
     maker = r[MAKER_AT]
-    if maker >= 0:
-        out[tail + MAKER + ((maker - me) & 3)] = 1
-        if r[MAKER_ALONE_AT]:
-            out[tail + ALONE + ((maker - me) & 3)] = 1
+    out[tail + MAKER + ((maker - me) & 3)] = maker >= 0
+    if maker >= 0 and r[MAKER_ALONE_AT]:  # two seats may be alone: these two stay branches
+        out[tail + ALONE + ((maker - me) & 3)] = 1
     if r[LONE_DEFENDER_AT] >= 0:
         out[tail + ALONE + ((r[LONE_DEFENDER_AT] - me) & 3)] = 1
     for seat in range(NUM_SEATS):
-        if not r[ACTIVE_AT + seat]:
-            out[tail + SITTING_OUT + ((seat - me) & 3)] = 1
-    if r[PHASE_AT] < NUM_DECISION_PHASES:
-        out[tail + PHASE + r[PHASE_AT]] = 1
+        out[tail + SITTING_OUT + ((seat - me) & 3)] = not r[ACTIVE_AT + seat]
+    phase = r[PHASE_AT]
+    out[tail + PHASE + (phase if phase < NUM_DECISION_PHASES else 0)] = phase < NUM_DECISION_PHASES
     team = me & 1
     out[tail + TRICKS_WON + r[TRICKS_WON_AT + team]] = 1
     out[tail + TRICKS_WON + NUM_TRICKS + 1 + r[TRICKS_WON_AT + 1 - team]] = 1
     for trick in range(NUM_TRICKS):
         leader = r[TRICK_LEADER_AT + trick]
-        if leader >= 0:
-            out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = 1
+        out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
     for slot in range(MAX_BIDS):
-        action = r[BIDS_AT + slot]
-        if action >= 0:
-            choice = 0 if action == c else action - c - SUIT_OFFSET + 1
-            out[tail + BIDS + slot * (1 + NUM_SUITS) + choice] = 1
+        action = r[BIDS_AT + slot]  # a pass (action c) or a suit (c + SUIT_OFFSET + suit): choice 0-4
+        out[tail + BIDS + slot * (1 + NUM_SUITS) + (action - c if action >= 0 else 0)] = action >= 0
     episode = t[T_EPISODE]
     if episode == HAND_EPISODE:
         return

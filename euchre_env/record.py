@@ -2,8 +2,9 @@
 
 Handing a kernel one small array is cheap (to call and to compile); handing it the 35 arrays of a
 state is not. The scalar fields sit at fixed positions (`KEY` ... `GAMES_WON`), then the fields
-sized by the deck: the hands (`HAND`, seat-major), the dealt hands, who played each card, in which
-trick, and the legal mask (`dealt_at(c)` ...). `load_rows` and `store_rows` move rows of an
+sized by the deck: the hands (`HAND`, seat-major), the dealt hands, who played each card and in which
+trick (`dealt_at(c)` ...). The legal mask is a bit set in two cells (`LEGAL_LOW`, `LEGAL_HIGH`: bit a
+is action a), next to the phase, so that checking an action and handing out the mask read one cache line. `load_rows` and `store_rows` move rows of an
 `EuchreState` into records (rows of a small matrix) and back, many rows per call: a call that takes
 the state's 35 arrays costs about 0.3 us, more than a game's step.
 """
@@ -21,8 +22,8 @@ RECORD_DTYPE = np.int32
 """The cells' type: every field fits in 32 bits but the 64-bit deal key, which takes two cells."""
 (KEY, DEAL_COUNT, PHASE, TO_PLAY, DEALER, UPCARD, NUM_BIDS, TRUMP, MAKER, ORDERED_UP, MAKER_ALONE,
  LONE_DEFENDER, DEFENDER_ASKS, PICKED_UP, DISCARD, TRICK_INDEX, CARDS_IN_TRICK, LED_SUIT, THROWN_IN,
- HAND_NUMBER, KEY_HIGH) = range(21)
-BIDS = 21
+ HAND_NUMBER, KEY_HIGH, LEGAL_LOW, LEGAL_HIGH) = range(23)
+BIDS = 23
 LOW_32 = np.uint64(0xFFFFFFFF)
 ACTIVE = BIDS + MAX_BIDS
 TRICK_CARDS = ACTIVE + NUM_SEATS  # trick * 4 + seat
@@ -52,6 +53,34 @@ def get_key(r):
 
 
 @njit(cache=True, inline="always")
+def set_legal(r, bits):
+    """Store the legal actions (a bit set below 2**63) in the record's two legal cells."""
+    r[LEGAL_LOW] = np.int32(np.uint32(bits & 0xFFFFFFFF))
+    r[LEGAL_HIGH] = bits >> 32
+
+
+@njit(cache=True, inline="always")
+def get_legal(r):
+    """The record's legal actions as a bit set (bit a: action a is legal)."""
+    return (np.int64(r[LEGAL_HIGH]) << 32) | (np.int64(r[LEGAL_LOW]) & 0xFFFFFFFF)
+
+
+def legal_mask(record: np.ndarray, num_actions: int, dtype: type = np.bool_) -> np.ndarray:
+    """(A,) the legal mask of the game in `record`, as a new array of `dtype`."""
+    out = np.empty(num_actions, dtype)
+    unpack_legal(record, out)
+    return out
+
+
+@njit(cache=True)
+def unpack_legal(r, out):
+    """out[a] = 1 where action a is in the record's legal bit set, else 0 (out: (A,), any numeric dtype)."""
+    bits = get_legal(r)
+    for action in range(out.shape[0]):
+        out[action] = (bits >> action) & 1
+
+
+@njit(cache=True, inline="always")
 def dealt_at(c):
     """Offset of the dealt hands (seat-major, like HAND)."""
     return HAND + NUM_SEATS * c
@@ -70,19 +99,15 @@ def card_trick_at(c):
 
 
 @njit(cache=True, inline="always")
-def legal_at(c):
-    """Offset of the legal-action mask."""
+def record_size(c):
+    """Entries in a record for a deck of `c` cards."""
     return HAND + (2 * NUM_SEATS + 2) * c
 
 
-def record_size(num_cards: int, num_actions: int) -> int:
-    """Entries in a record for this deck and action count."""
-    return legal_at.py_func(num_cards) + num_actions
-
-
-def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
+def field_cells(num_cards: int) -> dict[str, np.ndarray]:
     """Where each `EuchreState` field sits in a record: its cells, in the order of the field's values
-    (C order), as `load_rows` reads and `store_rows` writes them."""
+    (C order), as `load_rows` reads and `store_rows` writes them. The exceptions: `key` (64 bits, low
+    cell then high) and `legal` (a bit set in two cells, low then high: see `get_legal`)."""
     c = num_cards
     scalars = {
         "deal_count": DEAL_COUNT, "phase": PHASE, "to_play": TO_PLAY, "dealer": DEALER, "upcard": UPCARD,
@@ -97,20 +122,21 @@ def field_cells(num_cards: int, num_actions: int) -> dict[str, np.ndarray]:
         "tricks_won": (TRICKS_WON, 2), "hand_points": (HAND_POINTS, 2), "score": (SCORE, 2),
         "rubber_points": (RUBBER_POINTS, 2), "games_won": (GAMES_WON, 2), "hand": (HAND, NUM_SEATS * c),
         "dealt": (dealt_at.py_func(c), NUM_SEATS * c), "card_player": (card_player_at.py_func(c), c),
-        "card_trick": (card_trick_at.py_func(c), c), "legal": (legal_at.py_func(c), num_actions),
+        "card_trick": (card_trick_at.py_func(c), c),
     }
-    cells = {"key": np.array([KEY, KEY_HIGH])}  # low, high 32 bits
+    cells = {"key": np.array([KEY, KEY_HIGH]), "legal": np.array([LEGAL_LOW, LEGAL_HIGH])}  # low, high 32 bits
     cells.update({name: np.array([at]) for name, at in scalars.items()})
     cells.update({name: np.arange(start, start + size) for name, (start, size) in blocks.items()})
     return cells
 
 
-def blank_record(num_cards: int, num_actions: int) -> np.ndarray:
+def blank_record(num_cards: int) -> np.ndarray:
     """The record of a game before its first deal: every field at its `FIELDS` value (no kernel call,
     so that making one compiles nothing)."""
-    record = np.zeros(record_size(num_cards, num_actions), RECORD_DTYPE)
-    cells = field_cells(num_cards, num_actions)
+    record = np.zeros(record_size.py_func(num_cards), RECORD_DTYPE)
+    cells = field_cells(num_cards)
     for name, _, _, value in FIELDS:
+        assert name != "legal" or not value, "a blank record's legal bit set is empty"
         record[cells[name]] = int(value)
     return record
 
@@ -163,7 +189,7 @@ def load_rows(
             r[SCORE + side] = score[g, side]
             r[RUBBER_POINTS + side] = rubber_points[g, side]
             r[GAMES_WON + side] = games_won[g, side]
-        at_dealt, at_player, at_trick, at_legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
+        at_dealt, at_player, at_trick = dealt_at(c), card_player_at(c), card_trick_at(c)
         for seat in range(NUM_SEATS):
             for card in range(c):
                 r[HAND + seat * c + card] = hand[g, seat, card]
@@ -174,8 +200,10 @@ def load_rows(
             for seat in range(NUM_SEATS):
                 for card in range(c):
                     r[at_dealt + seat * c + card] = dealt[g, seat, card]
+            bits = np.int64(0)
             for action in range(a):
-                r[at_legal + action] = legal[g, action]
+                bits |= np.int64(legal[g, action]) << action
+            set_legal(r, bits)
 
 
 @njit(cache=True)
@@ -226,7 +254,7 @@ def store_rows(
             score[g, side] = r[SCORE + side]
             rubber_points[g, side] = r[RUBBER_POINTS + side]
             games_won[g, side] = r[GAMES_WON + side]
-        at_dealt, at_player, at_trick, at_legal = dealt_at(c), card_player_at(c), card_trick_at(c), legal_at(c)
+        at_dealt, at_player, at_trick = dealt_at(c), card_player_at(c), card_trick_at(c)
         for seat in range(NUM_SEATS):
             for card in range(c):
                 hand[g, seat, card] = r[HAND + seat * c + card]
@@ -237,6 +265,7 @@ def store_rows(
         for card in range(c):
             card_player[g, card] = r[at_player + card]
             card_trick[g, card] = r[at_trick + card]
+        bits = get_legal(r)
         for action in range(a):
-            legal[g, action] = r[at_legal + action]
+            legal[g, action] = (bits >> action) & 1
         deal_count[g] = r[DEAL_COUNT]  # last: the dealt hands are written when it changes

@@ -35,7 +35,6 @@ import numpy as np
 
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, game_key
-from euchre_env.record import legal_at
 from euchre_env.rules import Rules
 from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
 
@@ -101,7 +100,6 @@ class EuchreSingleEnv(gymnasium.Env):
         self.action_space = gymnasium.spaces.Discrete(self.engine.num_actions)
         self.bots: dict[int, Any] = {s: resolve_bot(spec, self.engine, seed=s) for s, spec in self.specs.items()}
         self.game: OneGame | None = None
-        self._legal_at = legal_at(self.engine.num_cards)
         """The game, played through the engine's one-game kernels (`init_one`, `step_one`)."""
         self._pending_reward = 0.0  # the learner's reward from before its first decision of the episode
         self._first_deal = 0  # the game's deal_count when the episode began (for max_hands)
@@ -138,7 +136,7 @@ class EuchreSingleEnv(gymnasium.Env):
         if self.game is None or self._done or self._truncated:
             raise RuntimeError("call reset() before step() (and after an episode ends)")
         action = int(action)
-        illegal = not (0 <= action < self.engine.num_actions and self.game.record[self._legal_at + action])
+        illegal = not (0 <= action < self.engine.num_actions and self.game.legal()[action])
         if illegal and self.illegal_action == ILLEGAL_RAISE:
             self.engine.step_one(self.game, action)  # raises IllegalActionError naming the legal actions
         if illegal:

@@ -16,8 +16,8 @@ from euchre_env.state import EPISODES, REWARD_WIN
     T_NUM_CARDS, T_NUM_ACTIONS, T_STICK_THE_DEALER, T_THROW_IN_SAME_DEALER, T_ALONE_WHEN_NAMING,
     T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_LEAD_LEFT_OF_LONE, T_MAY_BURY_UPCARD, T_TARGET,
     T_RUBBER_GAMES, T_FIRST_DEALER_CUT, T_THROW_IN_ENDS_HAND, T_EPISODE, T_REWARD_WIN,
-    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT,
-) = range(20)
+    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT, T_SUIT_CARDS,
+) = range(21)
 NUM_SLOTS = 24
 HAND_EPISODE, GAME_EPISODE, RUBBER_EPISODE = range(3)
 EPISODE_CODE = {name: code for code, name in enumerate(EPISODES)}
@@ -38,6 +38,15 @@ def packet_order() -> np.ndarray:
 
 
 PACKET_SEAT = packet_order()
+
+
+def suit_cards(deck: Deck) -> np.ndarray:
+    """[trump, suit] -> bit set of the cards whose effective suit under that trump is that suit (bit k: card k)."""
+    bits = np.zeros((NUM_SUITS, NUM_SUITS), np.int64)
+    for trump in range(NUM_SUITS):
+        for card in range(deck.num_cards):
+            bits[trump, deck.effective_suit[trump, card]] |= 1 << card
+    return bits
 
 
 def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndarray:
@@ -65,6 +74,7 @@ def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndar
         (T_EFFECTIVE_SUIT, deck.effective_suit.reshape(-1)),  # index trump * C + card
         (T_TRICK_STRENGTH, deck.trick_strength.reshape(-1)),  # index (trump * 4 + led) * C + card
         (T_PACKET_SEAT, PACKET_SEAT.reshape(-1)),  # index dealer * 20 + position
+        (T_SUIT_CARDS, suit_cards(deck).reshape(-1)),  # index trump * 4 + suit
     ]
     at = NUM_SLOTS
     for slot, values in parts:

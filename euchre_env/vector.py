@@ -25,6 +25,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
+from numba import njit
 
 from euchre_env import kernels
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, IllegalActionError, game_keys
@@ -66,6 +67,8 @@ class EuchreVectorEnv:
         self.obs_dtype = np.dtype(obs_dtype)
         if self.obs_dtype not in (np.float32, np.uint8):
             raise ValueError(f"obs_dtype must be float32 or uint8, got {self.obs_dtype}")
+        self._divide_score = self.obs_dtype == np.float32
+        """float32 observations hold the score as points / target, uint8 ones as points."""
         self.engine = Engine(rules, episode=episode, reward=reward)
         self.rules = self.engine.rules
         high = float(max(4, self.rules.rubber_games))
@@ -85,7 +88,7 @@ class EuchreVectorEnv:
         """(N, R) the games as records, which the kernels step."""
         self._state: EuchreState | None = None
         """The games as a state, once `state` is read or set: from then on each step reads it and writes it back."""
-        self._blank = blank_record(self.engine.num_cards, self.engine.num_actions)
+        self._blank = blank_record(self.engine.num_cards)
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         """The legal masks and seats to act that the last reset or step returned."""
 
@@ -124,7 +127,7 @@ class EuchreVectorEnv:
         self._state, self._records = None, np.repeat(self._blank[None], self.num_envs, axis=0)
         obs, legal, to_play = self._outputs(self.num_envs)
         keys = game_keys(seed, self.num_envs)
-        kernels.records_init(self._records, self.engine.table, keys, to_play, legal, obs, self.obs_dtype == np.float32)
+        kernels.records_init(self._records, self.engine.table, keys, to_play, legal, obs, self._divide_score)
         self._first_deal = self._records[:, DEAL_COUNT].copy()
         self._last = legal, to_play
         return obs, {"action_mask": legal, "to_play": to_play}
@@ -153,28 +156,32 @@ class EuchreVectorEnv:
         acts = self.engine.action_ids(actions, n, lambda: self._state or self._snapshot())
         if self._first_deal is None or self._first_deal.shape != (n,):
             self._first_deal = records[:, DEAL_COUNT].copy()  # a state set from outside: count from now
-        rewards = np.zeros((n, 4), np.float32)
-        ended = np.empty((n, 2), bool)
+        rewards = np.empty((n, 4), np.float32)
+        terminated, truncated = np.empty(n, bool), np.empty(n, bool)
         final = np.empty((n, 4), np.int64)
         obs, legal, to_play = self._outputs(n)
-        bad = kernels.records_step(
+        code = kernels.records_step(
             records, self.engine.table, acts, rewards, self._first_deal,
-            -1 if self.max_hands is None else self.max_hands, ended, final, to_play, legal, obs,
-            self.obs_dtype == np.float32,
+            -1 if self.max_hands is None else self.max_hands, terminated, truncated,
+            final, to_play, legal, obs, self._divide_score,
         )
-        if bad >= 0:  # nothing was applied
+        if code >= 0:  # nothing was applied
             self.engine.check_actions(self._state or self._snapshot(), acts)  # raises with the full message
-            raise IllegalActionError(f"illegal action {int(acts[bad])} in game {bad}")
+            raise IllegalActionError(f"illegal action {int(acts[code])} in game {code}")
         if self._state is not None:
             store_rows(records, *self._state.arrays(), np.arange(n), True)
-        terminated, truncated = ended[:, 0].copy(), ended[:, 1].copy()
         info: dict[str, Any] = {}
-        if (terminated | truncated).any():
+        if code == kernels.STEPPED_AND_ENDED:
             info["final_score"] = final[:, :2].astype(_DTYPE["score"])
             info["final_hand_points"] = final[:, 2:].astype(_DTYPE["hand_points"])
-        info.update(action_mask=legal, to_play=to_play)
+        info["action_mask"], info["to_play"] = legal, to_play
         self._last = legal, to_play
         return obs, rewards, terminated, truncated, info
+
+    def random_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """(N,) int64 one legal action per game, uniformly at random from `rng`, for the masks the last
+        reset or step returned (a compiled pick: the cheap way to drive random play)."""
+        return random_legal_actions(self.action_masks, rng)
 
     @property
     def action_masks(self) -> np.ndarray:
@@ -192,3 +199,31 @@ class EuchreVectorEnv:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(N,) int64 one action per row of the (N, A) legal mask, uniformly among its legal ones (0 for a
+    row with none), from one uniform draw per row of `rng`."""
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.dtype.kind not in "biu":
+        raise ValueError(f"mask must be an (N, A) bool or integer array, got shape {mask.shape}, dtype {mask.dtype}")
+    out = np.empty(mask.shape[0], np.int64)
+    _pick_legal(mask, rng.random(mask.shape[0]), out)
+    return out
+
+
+@njit(cache=True)
+def _pick_legal(mask, uniforms, out):
+    """out[g] = the k-th legal action of row g, k = floor(uniforms[g] * its number of legal actions)."""
+    for g in range(mask.shape[0]):
+        count = 0
+        for action in range(mask.shape[1]):
+            count += mask[g, action] != 0
+        k = min(int(uniforms[g] * count), count - 1)
+        out[g] = 0
+        for action in range(mask.shape[1]):
+            if mask[g, action] != 0:
+                if k == 0:
+                    out[g] = action
+                    break
+                k -= 1

@@ -147,10 +147,10 @@ def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record
     for _ in range(37):  # games in every phase, some cards played, bids made
         engine.step(state, random_actions(state, rng))
         engine.restart(state, np.flatnonzero(state.done))
-    blank = blank_record(engine.num_cards, engine.num_actions)
+    blank = blank_record(engine.num_cards)
     records = np.empty((64, blank.size), blank.dtype)
     load_rows(*state.arrays(), np.arange(64), records, True)
-    cells = field_cells(engine.num_cards, engine.num_actions)
+    cells = field_cells(engine.num_cards)
     assert sorted(cells) == sorted(FIELD_NAMES)
     assert np.unique(np.concatenate(list(cells.values()))).size == records.shape[1]  # every cell is one field's
     for name in FIELD_NAMES:
@@ -159,12 +159,18 @@ def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record
             assert np.array_equal(high << np.uint64(32) | low, state.key)
             assert (state.key >> np.uint64(32)).any()  # the high cell is used
             continue
+        if name == "legal":  # a bit set in two 32-bit cells, low then high: bit a is action a
+            low, high = (records[:, cell].astype(np.uint32).astype(np.int64) for cell in cells["legal"])
+            bits = high << 32 | low
+            assert np.array_equal((bits[:, None] >> np.arange(engine.num_actions)) & 1, state.legal)
+            assert state.legal.any()
+            continue
         values = getattr(state, name).reshape(64, -1).astype(np.int64)
         assert np.array_equal(records[:, cells[name]], values), name
     empty = EuchreState.empty(1, engine.num_cards, engine.num_actions)
     loaded = np.empty_like(records[:1])
     kernels.one_load(empty.arrays(), 0, loaded[0])
-    assert np.array_equal(blank_record(engine.num_cards, engine.num_actions), loaded[0])
+    assert np.array_equal(blank_record(engine.num_cards), loaded[0])
 
 
 def test_unowned_row_views_read_and_write_the_matrix_itself():

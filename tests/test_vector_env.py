@@ -230,3 +230,24 @@ def test_uint8_observations_hold_the_float32_cells():
         obs, _, _, _, _ = full.step(actions)
     with pytest.raises(ValueError, match="float32 or uint8"):
         EuchreVectorEnv(2, obs_dtype=np.float64)
+
+
+def test_random_legal_actions_are_legal_and_uniform_over_each_rows_legal_actions():
+    from euchre_env import random_legal_actions
+
+    rng = np.random.default_rng(5)
+    mask = np.zeros((3, 31), bool)
+    mask[0, [2, 9, 30]] = True
+    mask[1, 4] = True  # row 2 has none: action 0, which the engine ignores for a finished game
+    draws = np.stack([random_legal_actions(mask, rng) for _ in range(6000)])
+    assert (draws[:, 1] == 4).all() and (draws[:, 2] == 0).all()
+    counts = np.array([(draws[:, 0] == a).sum() for a in (2, 9, 30)])
+    assert counts.sum() == 6000 and (np.abs(counts - 2000) < 150).all(), counts  # 150 is about 4 sd
+    env = EuchreVectorEnv(N, seed=3)
+    env.reset()
+    for _ in range(200):  # every phase, and autoresets: an illegal action would raise
+        actions = env.random_legal_actions(rng)
+        assert env.action_masks[np.arange(N), actions].all()
+        env.step(actions)
+    with pytest.raises(ValueError, match="mask must be an"):
+        random_legal_actions(np.ones(31, bool), rng)
