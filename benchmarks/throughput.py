@@ -1,10 +1,16 @@
 """Decisions per second under random legal play: the vector API, the AEC env, and OpenSpiel's euchre.
 
 Every figure counts one decision as producing the acting seat's observation and legal mask and
-applying one legal action chosen at random. All three play the same game: `Rules.openspiel()`,
-one hand per episode. Runs on one core (BLAS/OpenMP threads pinned to 1 before numpy loads).
+applying one legal action chosen at random (the vector API with `EuchreVectorEnv.random_legal_actions`,
+the others in Python). All three play the same game: `Rules.openspiel()`, one hand per episode. Runs on
+one core (BLAS/OpenMP threads pinned to 1 before numpy loads).
 
-    python benchmarks/throughput.py            # about 3 s per measurement
+The rows are measured in interleaved rounds (`--rounds`, 3 by default): each round gives every row
+its slice of `--seconds`, each loop playing on from where the last round left it. A row's figure is
+its median over the rounds, and the vector/OpenSpiel ratio is the median of the rounds' own ratios,
+so a machine whose speed drifts during the run moves OpenSpiel and the vector API alike.
+
+    python benchmarks/throughput.py            # 3 s per row, in 3 rounds of 1 s
     python benchmarks/throughput.py --quick    # a fast smoke run
     python benchmarks/throughput.py --seconds 10 --clock wall
     python benchmarks/throughput.py --json results/throughput.json   # also write the figures
@@ -27,13 +33,14 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
+import statistics  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
-from typing import Callable  # noqa: E402
+from typing import Callable, Iterator  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -42,14 +49,13 @@ from euchre_env import EuchreVectorEnv, Rules, euchre_v0  # noqa: E402
 VECTOR_SIZES = (1, 64, 1024, 4096, 16384, 65536)
 MEMORY_GAMES = 65536
 MEMORY_STEPS = 40
-PRIORITY_ROWS = 4096
-"""Random action priorities are drawn from this many shuffled rows (argmax over the legal ones)."""
 
 
 def parse_args() -> argparse.Namespace:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (all rounds together)")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds: each row gets seconds / rounds per round")
     p.add_argument("--quick", action="store_true", help="0.5 s per measurement and 10 warm-up steps")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="process CPU time or elapsed time")
     p.add_argument("--sizes", type=int, nargs="+", default=list(VECTOR_SIZES), help="vector API batch sizes")
@@ -66,61 +72,55 @@ def clock_fn(name: str) -> Callable[[], float]:
     return time.process_time if name == "cpu" else time.perf_counter
 
 
-# ----------------------------------------------------------------------------- vector API
+# ----------------------------------------------------------------------------- the measured loops
+# Each loop is a generator that plays on between measurements: `measure` times the next slice of it, so
+# the rows can be measured in interleaved rounds (a machine whose speed drifts moves every row alike).
 
 
-def random_actions(rng: np.random.Generator, priorities: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """One legal action per game, uniformly: the legal action with the highest random priority."""
-    rows = priorities[rng.integers(0, priorities.shape[0], mask.shape[0])]
-    return np.argmax(rows * mask, axis=1)
-
-
-def bench_vector(
-    n: int, seconds: float, clock: Callable[[], float], seed: int, warmup: int, copy: bool = True
-) -> float:
-    """Decisions/s of `env.step` on n games. The first `warmup` steps are not timed: the games start
-    in step with each other, and only autoreset spreads them over the phases of a hand."""
-    env = EuchreVectorEnv(n, rules=Rules.openspiel(), episode="hand", seed=seed, copy=copy)
-    rng = np.random.default_rng(seed)
-    a = env.single_action_space.n
-    priorities = np.stack([rng.permutation(a) + 1 for _ in range(PRIORITY_ROWS)]).astype(np.uint8)
-    obs, info = env.reset()
-    mask = info["action_mask"]
-    for _ in range(warmup):
-        obs, _, _, _, info = env.step(random_actions(rng, priorities, mask))
-        mask = info["action_mask"]
-    steps, start = 0, clock()
-    while True:
-        for _ in range(8):
-            obs, _, _, _, info = env.step(random_actions(rng, priorities, mask))
-            mask = info["action_mask"]
-        steps += 8
-        elapsed = clock() - start
-        if elapsed >= seconds:
-            return steps * n / elapsed
-
-
-# ----------------------------------------------------------------------------- AEC env
-
-
-def bench_aec(env, seconds: float, clock: Callable[[], float], seed: int) -> float:
-    """Decisions/s of `env.last()` + `env.step(random legal action)`, resetting after each hand."""
-    rnd = random.Random(seed)
-    env.reset(seed=seed)
+def measure(loop: Iterator[int], seconds: float, clock: Callable[[], float]) -> float:
+    """Decisions/s of the next `seconds` of `loop` (which yields the decisions made since its last yield)."""
     decisions, start = 0, clock()
     while True:
-        for _ in range(64):
+        decisions += next(loop)
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return decisions / elapsed
+
+
+def vector_loop(n: int, seed: int, warmup: int, copy: bool = True) -> Iterator[int]:
+    """`env.step` on n games with `env.random_legal_actions`, 8 steps per yield. The first `warmup` steps
+    are played before the first yield: the games start in step with each other, and only autoreset
+    spreads them over the phases of a hand."""
+    env = EuchreVectorEnv(n, rules=Rules.openspiel(), episode="hand", seed=seed, copy=copy)
+    rng = np.random.default_rng(seed)
+    env.reset()
+    for _ in range(warmup):
+        env.step(env.random_legal_actions(rng))
+    while True:
+        for _ in range(8):
+            env.step(env.random_legal_actions(rng))
+        yield 8 * n
+
+
+def aec_loop(env, seed: int, warmup: int = 500) -> Iterator[int]:
+    """`env.last()` + `env.step(random legal action)`, resetting after each hand, 64 decisions per yield
+    (the first `warmup` decisions, which compile what they run, before the first yield)."""
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+
+    def play(count: int) -> None:
+        for _ in range(count):
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.reset()
                 continue
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[int(rnd.random() * legal.size)]))
-            decisions += 1
-        elapsed = clock() - start
-        if elapsed >= seconds:
-            return decisions / elapsed
 
+    play(warmup)
+    while True:
+        play(64)
+        yield 64
 
 def wrapper_floor_env(fast: bool = False):
     """A no-op AEC env under PettingZoo's standard wrappers: their cost alone. With `fast`, under the
@@ -179,11 +179,12 @@ def wrapper_floor_env(fast: bool = False):
 # ----------------------------------------------------------------------------- OpenSpiel
 
 
-def bench_openspiel(seconds: float, clock: Callable[[], float], seed: int) -> tuple[float, int]:
-    """Decisions/s of OpenSpiel's euchre: information-state tensor into a reused buffer, legal actions, apply.
+def openspiel_loop(seed: int) -> Iterator[int]:
+    """OpenSpiel's euchre, one hand per yield: information-state tensor into a reused buffer, legal
+    actions, apply (the decisions of the hand are yielded).
 
     The deal is applied as 22 chance actions drawn directly (dealer, 20 cards, upcard), which is
-    the cheapest way through its chance nodes. Returns (decisions/s, observation size).
+    the cheapest way through its chance nodes.
     """
     import pyspiel
     from open_spiel.python.observation import make_observation
@@ -192,8 +193,8 @@ def bench_openspiel(seconds: float, clock: Callable[[], float], seed: int) -> tu
     observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
     rnd = random.Random(seed)
     cards = list(range(game.num_distinct_actions() - 7))
-    decisions, start = 0, clock()
     while True:
+        decisions = 0
         state = game.new_initial_state()
         state.apply_action(rnd.randrange(4))
         for card in rnd.sample(cards, 21):
@@ -203,9 +204,14 @@ def bench_openspiel(seconds: float, clock: Callable[[], float], seed: int) -> tu
             legal = state.legal_actions()
             state.apply_action(legal[int(rnd.random() * len(legal))])
             decisions += 1
-        elapsed = clock() - start
-        if elapsed >= seconds:
-            return decisions / elapsed, observation.tensor.size
+        yield decisions
+
+
+def openspiel_observation_size() -> int:
+    """Floats in OpenSpiel's euchre information-state tensor."""
+    import pyspiel
+
+    return pyspiel.load_game("euchre").information_state_tensor_size()
 
 
 def bench_conversion_floor(n: int, seconds: float, clock: Callable[[], float], size: int) -> float:
@@ -230,11 +236,9 @@ def memory_probe(n: int, seed: int) -> None:
     tracemalloc.start()
     env = EuchreVectorEnv(n, rules=Rules.openspiel(), episode="hand", seed=seed)
     rng = np.random.default_rng(seed)
-    priorities = np.stack([rng.permutation(env.single_action_space.n) + 1 for _ in range(PRIORITY_ROWS)])
-    priorities = priorities.astype(np.uint8)
-    obs, info = env.reset()
+    env.reset()
     for _ in range(MEMORY_STEPS):
-        obs, _, _, _, info = env.step(random_actions(rng, priorities, info["action_mask"]))
+        env.step(env.random_legal_actions(rng))
     _, traced_peak = tracemalloc.get_traced_memory()
     rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
     print(json.dumps({"rss_peak": rss_peak, "traced_peak": traced_peak}))
@@ -297,37 +301,47 @@ def main() -> None:
     print(f"{seconds:g} s per measurement, {args.clock} clock; numpy {np.__version__}, python {sys.version.split()[0]}")
     print()
 
-    os_rate, os_obs_size = bench_openspiel(seconds, clock, args.seed)
-    rows: list[tuple[str, str, float]] = [("OpenSpiel euchre (info-state tensor + legal_actions)", "1", os_rate)]
+    loops = {("OpenSpiel euchre (info-state tensor + legal_actions)", "1"): openspiel_loop(args.seed)}
     for n in args.sizes:
-        rows.append(("vector API EuchreVectorEnv", f"{n:,}", bench_vector(n, seconds, clock, args.seed, warmup)))
+        loops["vector API EuchreVectorEnv", f"{n:,}"] = vector_loop(n, args.seed, warmup)
     for n in (4096, 16384, 65536):
         if n in args.sizes:
-            rate = bench_vector(n, seconds, clock, args.seed, warmup, copy=False)
-            rows.append(("vector API, copy=False (obs buffer reused)", f"{n:,}", rate))
-    aec_rate = bench_aec(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), seconds, clock, args.seed)
-    rows.append(("AEC euchre_v0.env() (last + step)", "1", aec_rate))
-    raw_rate = bench_aec(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), seconds, clock, args.seed)
-    rows.append(("AEC euchre_v0.raw_env() (no wrappers)", "1", raw_rate))
-    floor_rate = bench_aec(wrapper_floor_env(), seconds, clock, args.seed)
-    rows.append(("PettingZoo wrappers around a no-op env", "1", floor_rate))
-    fast_floor_rate = bench_aec(wrapper_floor_env(fast=True), seconds, clock, args.seed)
-    rows.append(("env()'s wrappers (fast paths) around a no-op env", "1", fast_floor_rate))
+            loops["vector API, copy=False (obs buffer reused)", f"{n:,}"] = vector_loop(n, args.seed, warmup, copy=False)
+    loops["AEC euchre_v0.env() (last + step)", "1"] = aec_loop(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), args.seed)
+    loops["AEC euchre_v0.raw_env() (no wrappers)", "1"] = aec_loop(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), args.seed)
+    loops["PettingZoo wrappers around a no-op env", "1"] = aec_loop(wrapper_floor_env(), args.seed)
+    loops["env()'s wrappers (fast paths) around a no-op env", "1"] = aec_loop(wrapper_floor_env(fast=True), args.seed)
+    rounds = [{row: measure(loop, seconds / args.rounds, clock) for row, loop in loops.items()} for _ in range(args.rounds)]
+    rates = {row: statistics.median(r[row] for r in rounds) for row in loops}
+    os_row = next(iter(loops))
+    os_rate = rates[os_row]
 
-    width = max(len(r[0]) for r in rows)
+    width = max(len(name) for name, _ in rates)
     print(f"{'':{width}}  {'games':>7}  {'decisions/s':>12}  {'us/decision':>11}  {'vs OpenSpiel':>12}")
-    for name, games, rate in rows:
+    for (name, games), rate in rates.items():
         print(f"{name:{width}}  {games:>7}  {rate:>12,.0f}  {1e6 / rate:>11.2f}  {rate / os_rate:>11.2f}x")
     print()
-    vector_best = max(rate for name, _, rate in rows if name.startswith("vector API EuchreVectorEnv"))
-    reused_best = max((rate for name, _, rate in rows if name.startswith("vector API, copy=False")), default=0.0)
+
+    def best_ratio(rates_of_round: dict, prefix: str) -> float:
+        """A round's best vector row (by prefix) over the same round's OpenSpiel rate."""
+        best = max((rate for (name, _), rate in rates_of_round.items() if name.startswith(prefix)), default=0.0)
+        return best / rates_of_round[os_row]
+
+    ratios = [best_ratio(r, "vector API EuchreVectorEnv") for r in rounds]
+    reused_ratios = [best_ratio(r, "vector API, copy=False") for r in rounds]
+    vector_best = max(rate for (name, _), rate in rates.items() if name.startswith("vector API EuchreVectorEnv"))
+    reused_best = max((rate for (name, _), rate in rates.items() if name.startswith("vector API, copy=False")), default=0.0)
+    aec_rate, raw_rate = rates["AEC euchre_v0.env() (last + step)", "1"], rates["AEC euchre_v0.raw_env() (no wrappers)", "1"]
+    floor_rate = rates["PettingZoo wrappers around a no-op env", "1"]
+    fast_floor_rate = rates["env()'s wrappers (fast paths) around a no-op env", "1"]
     obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
     floor_n = max(args.sizes)
     floor_us = bench_conversion_floor(floor_n, seconds, clock, obs_size)
-    print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {os_obs_size} floats; "
-          f"only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
-    print(f"best vector API / OpenSpiel: {vector_best / os_rate:.2f}x (copy=True), "
-          f"{reused_best / os_rate:.2f}x (copy=False)   (target >= 10x)")
+    print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {openspiel_observation_size()} "
+          f"floats; only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
+    print(f"best vector API / OpenSpiel, median of {args.rounds} rounds: {statistics.median(ratios):.2f}x "
+          f"(rounds {min(ratios):.2f}-{max(ratios):.2f}x; copy=False {statistics.median(reused_ratios):.2f}x)"
+          f"   (target >= 10x)")
     print(
         f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 75,000; PettingZoo's standard wrappers alone allow "
         f"{floor_rate:,.0f}, env()'s {fast_floor_rate:,.0f})"
@@ -337,14 +351,16 @@ def main() -> None:
     figures = {
         "openspiel": os_rate,
         "vector_best": vector_best,
-        "vector_best_ratio": vector_best / os_rate,
+        "vector_best_ratio": statistics.median(ratios),
+        "vector_best_ratio_rounds": ratios,
         "vector_copy_false_best": reused_best,
         "aec_env": aec_rate,
         "aec_raw_env": raw_rate,
-        "vector": {games: rate for name, games, rate in rows if name.startswith("vector API EuchreVectorEnv")},
+        "vector": {games: rate for (name, games), rate in rates.items() if name.startswith("vector API EuchreVectorEnv")},
         **start,
         "clock": args.clock,
         "seconds": seconds,
+        "rounds": args.rounds,
     }
 
     if MEMORY_GAMES in args.sizes:
