@@ -77,6 +77,27 @@ def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def deck_head(key: np.uint64, count: np.int64, num_cards: int) -> tuple[int, int, int, int]:
+    """`deck_order(key, count, num_cards)[:4]`, the top four cards (a cut), without ordering the rest
+    of the deck: one pass keeping the four lowest hashes, and no array."""
+    base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    h0, h1, h2, h3 = top, top, top, top
+    c0, c1, c2, c3 = -1, -1, -1, -1
+    for card in range(num_cards):
+        h = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        if h < h3:  # a place among the four lowest: shift the higher ones down
+            h3, c3 = h, card
+            if h3 < h2:
+                h2, h3, c2, c3 = h3, h2, c3, c2
+                if h2 < h1:
+                    h1, h2, c1, c2 = h2, h1, c2, c1
+                    if h1 < h0:
+                        h0, h1, c0, c1 = h1, h0, c1, c0
+    return c0, c1, c2, c3
+
+
+@njit(cache=True)
 def deck_orders(keys: np.ndarray, counts: np.ndarray, num_cards: int) -> np.ndarray:
     """(m, C) `deck_order` of each (key, count) pair."""
     out = np.empty((keys.shape[0], num_cards), np.int64)

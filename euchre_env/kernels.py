@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from euchre_env.cards import ALONE_OFFSET, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
-from euchre_env.deal_keys import deck_order
+from euchre_env.deal_keys import deck_head, deck_order
 from euchre_env.observation import encode
 from euchre_env.rows import row_view, unowned
 from euchre_env.record import (
@@ -65,34 +65,37 @@ def shuffle(r, t):
     return perm
 
 
+@njit(cache=True, inline="always")
+def cut_cards(r, t):
+    """The top four cards of the game's next deck order (seat s cuts card s); advances the deal count."""
+    head = deck_head(get_key(r), np.int64(r[DEAL_COUNT]), t[T_NUM_CARDS])
+    r[DEAL_COUNT] += 1
+    return head
+
+
 @njit(cache=True)
 def first_dealer(r, t):
     """The first dealer: by cut (the high card deals, tied seats cut again) or uniformly at random."""
-    perm = shuffle(r, t)
+    cut = cut_cards(r, t)
     if not t[T_FIRST_DEALER_CUT]:
-        return perm[0] % NUM_SEATS
+        return cut[0] % NUM_SEATS
     rank = t[T_RANK]
-    cut = np.empty(NUM_SEATS, np.int64)
-    cutting = np.ones(NUM_SEATS, np.bool_)
-    for seat in range(NUM_SEATS):
-        cut[seat] = t[rank + perm[seat]]
+    cutting = (1 << NUM_SEATS) - 1  # bit s: seat s is still cutting
     for _ in range(MAX_CUTS):
         best = -1
         for seat in range(NUM_SEATS):
-            if not cutting[seat]:
-                cut[seat] = -1
-            best = max(best, cut[seat])
+            if cutting >> seat & 1:
+                best = max(best, t[rank + cut[seat]])
         tied = 0
         for seat in range(NUM_SEATS):
-            cutting[seat] = cut[seat] == best
-            tied += cutting[seat]
-        if tied == 1:
+            if cutting >> seat & 1 and t[rank + cut[seat]] == best:
+                tied |= 1 << seat
+        cutting = tied
+        if tied & (tied - 1) == 0:  # one seat
             break
-        perm = shuffle(r, t)
-        for seat in range(NUM_SEATS):
-            cut[seat] = t[rank + perm[seat]]
+        cut = cut_cards(r, t)
     for seat in range(NUM_SEATS):
-        if cutting[seat]:
+        if cutting >> seat & 1:
             return seat
     return 0
 

@@ -28,8 +28,10 @@ from gymnasium.vector import AutoresetMode
 from numba import njit
 
 from euchre_env import kernels
+from euchre_env.deal_keys import mix64
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, IllegalActionError, game_keys
-from euchre_env.record import DEAL_COUNT, blank_record, load_rows, store_rows
+from euchre_env.record import DEAL_COUNT, blank_record, get_legal, load_rows, store_rows
+from euchre_env.rows import row_view
 from euchre_env.rules import Rules
 from euchre_env.state import FIELDS
 from euchre_env.truncation import check_max_hands
@@ -181,7 +183,11 @@ class EuchreVectorEnv:
     def random_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
         """(N,) int64 one legal action per game, uniformly at random from `rng`, for the masks the last
         reset or step returned (a compiled pick: the cheap way to drive random play)."""
-        return random_legal_actions(self.action_masks, rng)
+        if self._state is not None or self._records is None:
+            return random_legal_actions(self.action_masks, rng)
+        out = np.empty(self._records.shape[0], np.int64)
+        _pick_legal_records(self._records, _draw_seed(rng), out)  # the same picks, from the bit sets
+        return out
 
     @property
     def action_masks(self) -> np.ndarray:
@@ -203,23 +209,37 @@ class EuchreVectorEnv:
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(N,) int64 one action per row of the (N, A) legal mask, uniformly among its legal ones (0 for a
-    row with none), from one uniform draw per row of `rng`."""
+    row with none). One draw from `rng` per call seeds a splitmix64 stream, one number per row."""
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.dtype.kind not in "biu":
         raise ValueError(f"mask must be an (N, A) bool or integer array, got shape {mask.shape}, dtype {mask.dtype}")
     out = np.empty(mask.shape[0], np.int64)
-    _pick_legal(mask, rng.random(mask.shape[0]), out)
+    _pick_legal(mask, _draw_seed(rng), out)
     return out
 
 
+def _draw_seed(rng: np.random.Generator) -> np.uint64:
+    """One call's seed for `_uniform`."""
+    return np.uint64(rng.integers(0, 2**63))
+
+
+@njit(cache=True, inline="always")
+def _uniform(seed, g):
+    """Row g's number in [0, 1) of the stream seeded by `seed` (splitmix64 of seed + g * golden ratio)."""
+    return np.float64(mix64(seed + np.uint64(g + 1) * _GOLDEN) >> np.uint64(11)) * (1.0 / 2**53)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
 @njit(cache=True)
-def _pick_legal(mask, uniforms, out):
-    """out[g] = the k-th legal action of row g, k = floor(uniforms[g] * its number of legal actions)."""
+def _pick_legal(mask, seed, out):
+    """out[g] = the k-th legal action of row g, k = floor(_uniform(seed, g) * its number of legal actions)."""
     for g in range(mask.shape[0]):
         count = 0
         for action in range(mask.shape[1]):
             count += mask[g, action] != 0
-        k = min(int(uniforms[g] * count), count - 1)
+        k = min(int(_uniform(seed, g) * count), count - 1)
         out[g] = 0
         for action in range(mask.shape[1]):
             if mask[g, action] != 0:
@@ -227,3 +247,39 @@ def _pick_legal(mask, uniforms, out):
                     out[g] = action
                     break
                 k -= 1
+
+
+_M1, _M2, _M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
+_BYTES, _HIGH_BITS = np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
+_SELECT_IN_BYTE = np.array(
+    [[([b for b in range(8) if byte >> b & 1] + [0] * 8)[k] for k in range(8)] for byte in range(256)], np.uint8
+)
+"""[byte, k] -> the place of the k-th set bit of the byte."""
+
+
+@njit(cache=True, inline="always")
+def _byte_counts(x):
+    """Each byte of the uint64 x replaced by its number of set bits (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    return (x + (x >> np.uint64(4))) & _M4
+
+
+@njit(cache=True, inline="always")
+def _select_bit(x, k):
+    """The place of the k-th (from 0) set bit of the uint64 x, k below its number of set bits; no branch."""
+    prefix = _byte_counts(x) * _BYTES  # byte i: the set bits of bytes 0..i
+    at_most_k = ((np.uint64(k) * _BYTES) | _HIGH_BITS) - prefix  # byte's high bit: its prefix <= k
+    byte = (_byte_counts(at_most_k & _HIGH_BITS) * _BYTES) >> np.uint64(56)  # bytes before the k-th bit's
+    below = ((prefix << np.uint64(8)) >> (byte * np.uint64(8))) & np.uint64(0xFF)
+    return np.int64(byte) * 8 + _SELECT_IN_BYTE[(x >> (byte * np.uint64(8))) & np.uint64(0xFF), k - np.int64(below)]
+
+
+@njit(cache=True)
+def _pick_legal_records(records, seed, out):
+    """`_pick_legal` on the games' legal bit sets: the same action for the same seed."""
+    for g in range(records.shape[0]):
+        bits = np.uint64(get_legal(row_view(records, g)))
+        count = np.int64((_byte_counts(bits) * _BYTES) >> np.uint64(56))
+        k = min(int(_uniform(seed, g) * count), count - 1)
+        out[g] = _select_bit(bits, k) if count else 0

@@ -194,3 +194,12 @@ def test_unowned_row_views_read_and_write_the_matrix_itself():
         assert np.array_equal(matrix, np.arange(12).reshape(3, 4) + np.array([[10], [20], [30]]))
     with pytest.raises(TypingError):
         add_to_rows(np.zeros((4, 3), np.int32).T, np.zeros(3, np.int32))  # not C-contiguous: refused
+
+
+@pytest.mark.parametrize("num_cards", [24, 25, 32, 33])
+def test_deck_head_is_the_top_four_cards_of_deck_order(num_cards):
+    from euchre_env.deal_keys import deck_head, deck_order
+
+    rng = np.random.default_rng(num_cards)
+    for key, count in zip(rng.integers(0, 2**63, 3000, dtype=np.uint64), rng.integers(0, 10_000, 3000)):
+        assert deck_head(key, count, num_cards) == tuple(deck_order(key, count, num_cards)[:4])

@@ -251,3 +251,15 @@ def test_random_legal_actions_are_legal_and_uniform_over_each_rows_legal_actions
         env.step(actions)
     with pytest.raises(ValueError, match="mask must be an"):
         random_legal_actions(np.ones(31, bool), rng)
+
+
+def test_the_envs_random_legal_actions_equal_the_mask_picks_from_the_same_draws():
+    from euchre_env import random_legal_actions
+
+    env = EuchreVectorEnv(N, seed=4)
+    env.reset()
+    for step in range(120):
+        seed = 1000 + step
+        from_records = env.random_legal_actions(np.random.default_rng(seed))
+        assert np.array_equal(from_records, random_legal_actions(env.action_masks, np.random.default_rng(seed)))
+        env.step(from_records)
