@@ -456,7 +456,7 @@ def is_legal(r, t, action):
     return 0 <= action < t[T_NUM_ACTIONS] and (get_legal(r) >> action) & 1 != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_game(r, t, action):
     """Apply a legal `action` to a live game; True if the step scored (see `write_rewards`)."""
     fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
@@ -583,7 +583,7 @@ def one_step(r, t, action, rewards):
     return apply_step(r, t, action, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_step(r, t, action, rewards):
     """`one_step` of an action already known to be legal (or of any action once the episode is over)."""
     if r[PHASE] >= HAND_OVER:

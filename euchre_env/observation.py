@@ -28,12 +28,13 @@ from euchre_env.record import NUM_BIDS as NUM_BIDS_AT
 from euchre_env.record import ORDERED_UP as ORDERED_UP_AT
 from euchre_env.record import PHASE as PHASE_AT
 from euchre_env.record import SCORE as SCORE_AT
-from euchre_env.record import TRICK_INDEX, card_player_at, card_trick_at
+from euchre_env.record import TRICK_CARDS as TRICK_CARDS_AT
+from euchre_env.record import TRICK_INDEX
 from euchre_env.record import TRICK_LEADER as TRICK_LEADER_AT
 from euchre_env.record import TRICKS_WON as TRICKS_WON_AT
 from euchre_env.record import TRUMP as TRUMP_AT
 from euchre_env.record import UPCARD as UPCARD_AT
-from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
+from euchre_env.state import NUM_DECISION_PHASES
 from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
 
 CARD_CELLS = 16
@@ -117,21 +118,20 @@ def encode(r, me, t, out, divide_score):
     c = t[T_NUM_CARDS]
     for cell in range(out.shape[0]):
         out[cell] = 0
-    held, players, tricks = HAND_AT + me * c, card_player_at(c), card_trick_at(c)
-    current = r[TRICK_INDEX]
-    # Branch-free: every card writes its cells, 0 where nothing is set (an unplayed card writes its zeros
-    # to played_by, played_in_trick 0 and current_trick cells, which no other field of the card uses).
+    held = HAND_AT + me * c
     for card in range(c):
-        base = card * CARD_CELLS
-        out[base + HAND] = r[held + card]
-        player = r[players + card]
-        played = player >= 0
-        rel = (player - me) & 3
-        trick = r[tricks + card]
-        out[base + PLAYED_BY + rel] = played
-        out[base + PLAYED_IN_TRICK + (trick if trick > 0 else 0)] = played
-        out[base + CURRENT_TRICK + rel] = played & (trick == current)
-    # The writes below are branch-free too: where a feature is unset, its 0 goes to a cell of its own block.
+        out[card * CARD_CELLS + HAND] = r[held + card]
+    # The cards played, from the tricks' cards (seat-indexed, -1 for a seat yet to play or sitting out).
+    current = r[TRICK_INDEX]
+    for trick in range(min(current + 1, NUM_TRICKS)):
+        for seat in range(NUM_SEATS):
+            card = r[TRICK_CARDS_AT + trick * NUM_SEATS + seat]
+            if card >= 0:
+                base, rel = card * CARD_CELLS, (seat - me) & 3
+                out[base + PLAYED_BY + rel] = 1
+                out[base + PLAYED_IN_TRICK + trick] = 1
+                out[base + CURRENT_TRICK + rel] = trick == current
+    # The writes below are branch-free: where a feature is unset, its 0 goes to a cell of its own block.
     upcard = r[UPCARD_AT]
     out[(upcard if upcard >= 0 else 0) * CARD_CELLS + UPCARD] = upcard >= 0
     dealer, discard = r[DEALER_AT], r[DISCARD_AT]
@@ -157,9 +157,8 @@ def encode(r, me, t, out, divide_score):
     for trick in range(NUM_TRICKS):
         leader = r[TRICK_LEADER_AT + trick]
         out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
-    for slot in range(MAX_BIDS):
-        action = r[BIDS_AT + slot]  # a pass (action c) or a suit (c + SUIT_OFFSET + suit): choice 0-4
-        out[tail + BIDS + slot * (1 + NUM_SUITS) + (action - c if action >= 0 else 0)] = action >= 0
+    for slot in range(r[NUM_BIDS_AT]):  # the bids made: a pass (action c) or a suit (c + SUIT_OFFSET + suit)
+        out[tail + BIDS + slot * (1 + NUM_SUITS) + r[BIDS_AT + slot] - c] = 1
     episode = t[T_EPISODE]
     if episode == HAND_EPISODE:
         return

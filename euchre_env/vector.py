@@ -219,8 +219,8 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 
 def _draw_seed(rng: np.random.Generator) -> np.uint64:
-    """One call's seed for `_uniform`."""
-    return np.uint64(rng.integers(0, 2**63))
+    """One call's seed for `_uniform`: the next raw 64 bits of `rng`'s bit generator."""
+    return np.uint64(rng.bit_generator.random_raw())
 
 
 @njit(cache=True, inline="always")
