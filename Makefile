@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # `make test TORCH_SPEC='torch>=2.13'`; the package itself accepts any torch >= 2.2.
 TORCH_SPEC ?= torch==2.13.0
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean clean-cache
 
 $(VENV)/.installed: pyproject.toml setup.py euchre_agents/_dds.c
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/throughput.py
+
+# numba's cached kernels only (after editing a module whose constants other kernels compile in).
+clean-cache:
+	find . -path ./.git -prune -o -path ./$(VENV) -prune -o -name '*.nb[ic]' -print -delete
 
 # The venv, build outputs and caches only: never runs/ or results/ (trained models and measured results).
 clean:

@@ -17,7 +17,9 @@ so a machine whose speed drifts during the run moves OpenSpiel and the vector AP
 
 Timing uses this process's CPU time by default (`--clock cpu`), which stays meaningful on a
 shared machine; `--clock wall` uses elapsed time. The peak memory at 65,536 games is measured in
-a fresh subprocess (peak RSS of that process, and numpy's peak allocations through tracemalloc).
+a fresh subprocess (peak RSS of that process, and numpy's peak allocations through tracemalloc),
+started before any measured loop exists (Linux counts in a child's peak RSS the pages it shared with
+its parent when forked).
 Start-up is measured in fresh subprocesses too: import, then one step of the vector API and of the
 AEC env (which compiles every kernel they run), with an empty numba cache (`cold_start_s`, a new
 NUMBA_CACHE_DIR) and again with the cache that run filled (`warm_start_s`); wall-clock seconds.
@@ -294,6 +296,8 @@ def main() -> None:
         start_probe()
         return
     start = measure_start()
+    # Before any loop exists: a child's peak RSS counts what it shared with this process when it was forked.
+    mem = measure_memory(MEMORY_GAMES, args.seed) if MEMORY_GAMES in args.sizes else None
     seconds = 0.5 if args.quick else args.seconds
     warmup = 10 if args.quick else args.warmup
     clock = clock_fn(args.clock)
@@ -363,8 +367,7 @@ def main() -> None:
         "rounds": args.rounds,
     }
 
-    if MEMORY_GAMES in args.sizes:
-        mem = measure_memory(MEMORY_GAMES, args.seed)
+    if mem is not None:
         gib = 2.0**30
         figures[f"memory_gib_{MEMORY_GAMES}"] = mem["rss_peak"] / gib
         print(
