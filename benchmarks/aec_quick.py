@@ -4,9 +4,10 @@
     python benchmarks/aec_quick.py --runs 40 --seconds 0.5
 
 Rows: `euchre_v0.env()`, `euchre_v0.raw_env()`, PettingZoo's standard wrappers around a no-op env,
-and env()'s wrappers around the same no-op env. Each run is `throughput.bench_aec` (last + step,
-reset after each hand, Rules.openspiel()); the rows take turns so that a burst of other work on
-the machine slows every row alike, and the fastest run of each row is reported.
+and env()'s wrappers around the same no-op env. Each row is one `throughput.aec_loop` (last + step,
+reset after each hand, Rules.openspiel(), warmed up first) and a run times its next slice; the rows
+take turns so that a burst of other work on the machine slows every row alike, and the fastest run
+of each row is reported.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 
-from throughput import bench_aec, wrapper_floor_env  # noqa: E402
+from throughput import aec_loop, measure, wrapper_floor_env  # noqa: E402
 
 from euchre_env import Rules, euchre_v0  # noqa: E402
 
@@ -37,10 +38,11 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=20, help="runs per row")
     p.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per run")
     args = p.parse_args()
+    loops = {name: aec_loop(make(), seed) for seed, (name, make) in enumerate(ROWS.items())}
     best = dict.fromkeys(ROWS, 0.0)
-    for run in range(args.runs):
-        for name, make in ROWS.items():
-            best[name] = max(best[name], bench_aec(make(), args.seconds, time.process_time, run))
+    for _ in range(args.runs):
+        for name, loop in loops.items():
+            best[name] = max(best[name], measure(loop, args.seconds, time.process_time))
     for name, rate in best.items():
         print(f"{name:40s} {rate:10,.0f} decisions/s  {1e6 / rate:7.2f} us/decision")
 
