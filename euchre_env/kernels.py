@@ -180,11 +180,11 @@ def legal_actions(r, t):
             if follows != 0:
                 return follows
         return held
-    suit0 = c + SUIT_OFFSET
-    upcard_suit = one << (suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]])
-    if phase == BID_ROUND_1:
-        return (one << c) | upcard_suit
-    if phase == BID_ROUND_2:
+    if phase == BID_ROUND_1 or phase == BID_ROUND_2:
+        suit0 = c + SUIT_OFFSET
+        upcard_suit = one << (suit0 + t[t[T_UPCARD_SUIT] + r[UPCARD]])
+        if phase == BID_ROUND_1:
+            return (one << c) | upcard_suit
         may_pass = not (r[TO_PLAY] == r[DEALER] and t[T_STICK_THE_DEALER])
         return ((np.int64(2**NUM_SUITS - 1) << suit0) & ~upcard_suit) | (np.int64(may_pass) << c)
     if phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:

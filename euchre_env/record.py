@@ -4,9 +4,10 @@ Handing a kernel one small array is cheap (to call and to compile); handing it t
 state is not. The scalar fields sit at fixed positions (`KEY` ... `GAMES_WON`), then the fields
 sized by the deck: the hands (`HAND`, seat-major), the dealt hands, who played each card and in which
 trick (`dealt_at(c)` ...). The legal mask is a bit set in two cells (`LEGAL_LOW`, `LEGAL_HIGH`: bit a
-is action a), next to the phase, so that checking an action and handing out the mask read one cache line. `load_rows` and `store_rows` move rows of an
-`EuchreState` into records (rows of a small matrix) and back, many rows per call: a call that takes
-the state's 35 arrays costs about 0.3 us, more than a game's step.
+is action a), next to the phase, so that checking an action and handing out the mask read one cache
+line. `load_rows` and `store_rows` move rows of an `EuchreState` into records (rows of a small matrix)
+and back, many rows per call: a call that takes the state's 35 arrays costs about 0.3 us, more than a
+game's step.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ step in place, with the autoreset and the observations in the same pass (`kernel
 `env.state` is the same games as an `EuchreState`: once it has been read (or set), every step reads
 the games from it and writes them back, so it stays current and a state changed or set from outside
 is the one that plays on; until then the records alone are stepped.
+
+`random_legal_actions` (the env's method, or the function over any (N, A) mask) picks one legal action
+per game uniformly in compiled code, for random play and random opponents.
 """
 
 from __future__ import annotations
