@@ -27,7 +27,7 @@ bench: $(VENV)/.installed
 
 # numba's cached kernels only (after editing a module whose constants other kernels compile in).
 clean-cache:
-	find . -path ./.git -prune -o -path ./$(VENV) -prune -o -name '*.nb[ic]' -print -delete
+	find . -name '*.nb[ic]' -not -path './.git/*' -not -path './$(VENV)/*' -print -delete
 
 # The venv, build outputs and caches only: never runs/ or results/ (trained models and measured results).
 clean:

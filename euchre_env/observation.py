@@ -34,7 +34,7 @@ from euchre_env.record import TRICK_LEADER as TRICK_LEADER_AT
 from euchre_env.record import TRICKS_WON as TRICKS_WON_AT
 from euchre_env.record import TRUMP as TRUMP_AT
 from euchre_env.record import UPCARD as UPCARD_AT
-from euchre_env.state import NUM_DECISION_PHASES
+from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
 from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
 
 CARD_CELLS = 16
@@ -157,7 +157,7 @@ def encode(r, me, t, out, divide_score):
     for trick in range(NUM_TRICKS):
         leader = r[TRICK_LEADER_AT + trick]
         out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
-    for slot in range(r[NUM_BIDS_AT]):  # the bids made: a pass (action c) or a suit (c + SUIT_OFFSET + suit)
+    for slot in range(min(r[NUM_BIDS_AT], MAX_BIDS)):  # the bids made: a pass (action c) or a suit
         out[tail + BIDS + slot * (1 + NUM_SUITS) + r[BIDS_AT + slot] - c] = 1
     episode = t[T_EPISODE]
     if episode == HAND_EPISODE:
