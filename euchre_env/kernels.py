@@ -21,8 +21,8 @@ from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
     HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
     RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
-    TRUMP, UPCARD, RECORD_DTYPE, card_player_at, card_trick_at, dealt_at, get_key, get_legal, load_rows, record_size,
-    set_key, set_legal,
+    TRUMP, UPCARD, RECORD_DTYPE, bit_set, card_player_at, card_trick_at, dealt_at, get_key, get_legal, load_rows,
+    record_size, set_key, set_legal, unpack_legal,
     store_rows,
 )
 from euchre_env.state import HAND_POINTS_FIELD, LEGAL_FIELD, MAX_BIDS, PHASE_FIELD
@@ -157,23 +157,13 @@ def restart(r, t):
 
 
 @njit(cache=True, inline="always")
-def held_cards(r, seat, c):
-    """The cards seat `seat` holds, as a bit set (bit k: card k)."""
-    at = HAND + seat * c
-    held = np.int64(0)
-    for card in range(c):
-        held |= np.int64(r[at + card]) << card
-    return held
-
-
-@njit(cache=True, inline="always")
 def legal_actions(r, t):
     """The legal actions of the seat to act, as a bit set (bit a: action a; 0 once the hand is over)."""
     c = t[T_NUM_CARDS]
     phase = r[PHASE]
     one = np.int64(1)
     if phase == PLAY:
-        held = held_cards(r, r[TO_PLAY], c)
+        held = bit_set(r, HAND + r[TO_PLAY] * c, c)  # the cards the seat holds (bit k: card k)
         led = r[LED_SUIT]
         if led >= 0:  # a card of the suit led must be played if held
             follows = held & t[t[T_SUIT_CARDS] + r[TRUMP] * NUM_SUITS + led]
@@ -190,7 +180,7 @@ def legal_actions(r, t):
     if phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:
         return (one << (c + ALONE_OFFSET)) | (one << (c + PARTNER_OFFSET))
     if phase == DISCARD_PHASE:
-        held = held_cards(r, r[DEALER], c)
+        held = bit_set(r, HAND + r[DEALER] * c, c)
         return held if t[T_MAY_BURY_UPCARD] else held & ~(one << r[UPCARD])
     return np.int64(0)
 
@@ -621,9 +611,7 @@ def one_store(r, s, row):
 def records_view(r, t, g, to_play, legal, obs, divide_score):
     """Row g of what the vector env returns for record r: the seat to act, its legal mask and its observation."""
     to_play[g] = r[TO_PLAY]
-    bits = get_legal(r)
-    for action in range(t[T_NUM_ACTIONS]):
-        legal[g, action] = (bits >> action) & 1
+    unpack_legal(r, row_view(legal, g))
     encode(r, r[TO_PLAY] if r[TO_PLAY] > 0 else 0, t, row_view(obs, g), divide_score)
 
 

@@ -73,12 +73,21 @@ def legal_mask(record: np.ndarray, num_actions: int, dtype: type = np.bool_) -> 
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unpack_legal(r, out):
     """out[a] = 1 where action a is in the record's legal bit set, else 0 (out: (A,), any numeric dtype)."""
     bits = get_legal(r)
     for action in range(out.shape[0]):
         out[action] = (bits >> action) & 1
+
+
+@njit(cache=True, inline="always")
+def bit_set(cells, start, count):
+    """cells[start : start + count] (each 0 or 1) as a bit set: bit i is cells[start + i]."""
+    bits = np.int64(0)
+    for i in range(count):
+        bits |= np.int64(cells[start + i]) << i
+    return bits
 
 
 @njit(cache=True, inline="always")
@@ -201,10 +210,7 @@ def load_rows(
             for seat in range(NUM_SEATS):
                 for card in range(c):
                     r[at_dealt + seat * c + card] = dealt[g, seat, card]
-            bits = np.int64(0)
-            for action in range(a):
-                bits |= np.int64(legal[g, action]) << action
-            set_legal(r, bits)
+            set_legal(r, bit_set(legal[g], 0, a))
 
 
 @njit(cache=True)
@@ -218,7 +224,7 @@ def store_rows(
 ):
     """`records` into rows `rows` of a state's arrays; without `full`, the dealt hands only where the
     deal count changed (the game was dealt again)."""
-    c, a = hand.shape[2], legal.shape[1]
+    c = hand.shape[2]
     for i in range(rows.shape[0]):
         g, r = rows[i], row_view(records, i)
         key[g] = get_key(r)
@@ -266,7 +272,5 @@ def store_rows(
         for card in range(c):
             card_player[g, card] = r[at_player + card]
             card_trick[g, card] = r[at_trick + card]
-        bits = get_legal(r)
-        for action in range(a):
-            legal[g, action] = (bits >> action) & 1
+        unpack_legal(r, legal[g])
         deal_count[g] = r[DEAL_COUNT]  # last: the dealt hands are written when it changes

@@ -269,11 +269,17 @@ def _byte_counts(x):
 
 
 @njit(cache=True, inline="always")
+def _popcount(x):
+    """The number of set bits of the uint64 x."""
+    return (_byte_counts(x) * _BYTES) >> np.uint64(56)
+
+
+@njit(cache=True, inline="always")
 def _select_bit(x, k):
     """The place of the k-th (from 0) set bit of the uint64 x, k below its number of set bits; no branch."""
     prefix = _byte_counts(x) * _BYTES  # byte i: the set bits of bytes 0..i
     at_most_k = ((np.uint64(k) * _BYTES) | _HIGH_BITS) - prefix  # byte's high bit: its prefix <= k
-    byte = (_byte_counts(at_most_k & _HIGH_BITS) * _BYTES) >> np.uint64(56)  # bytes before the k-th bit's
+    byte = _popcount(at_most_k & _HIGH_BITS)  # the bytes before the k-th bit's
     below = ((prefix << np.uint64(8)) >> (byte * np.uint64(8))) & np.uint64(0xFF)
     return np.int64(byte) * 8 + _SELECT_IN_BYTE[(x >> (byte * np.uint64(8))) & np.uint64(0xFF), k - np.int64(below)]
 
@@ -283,6 +289,6 @@ def _pick_legal_records(records, seed, out):
     """`_pick_legal` on the games' legal bit sets: the same action for the same seed."""
     for g in range(records.shape[0]):
         bits = np.uint64(get_legal(row_view(records, g)))
-        count = np.int64((_byte_counts(bits) * _BYTES) >> np.uint64(56))
+        count = np.int64(_popcount(bits))
         k = min(int(_uniform(seed, g) * count), count - 1)
         out[g] = _select_bit(bits, k) if count else 0
