@@ -285,6 +285,14 @@ def measure_start() -> dict[str, float]:
 
 # ----------------------------------------------------------------------------- report
 
+VECTOR_ROW, REUSED_ROW = "vector API EuchreVectorEnv", "vector API, copy=False (obs buffer reused)"
+
+
+def best_rate(rates: dict[tuple[str, str], float], row: str) -> float:
+    """The best rate among the rows named `row` (one per batch size), 0 if there is none."""
+    return max((rate for (name, _), rate in rates.items() if name == row), default=0.0)
+
+
 
 def main() -> None:
     """Measure every row and print the table, the ratios and the memory."""
@@ -307,10 +315,10 @@ def main() -> None:
 
     loops = {("OpenSpiel euchre (info-state tensor + legal_actions)", "1"): openspiel_loop(args.seed)}
     for n in args.sizes:
-        loops["vector API EuchreVectorEnv", f"{n:,}"] = vector_loop(n, args.seed, warmup)
+        loops[VECTOR_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup)
     for n in (4096, 16384, 65536):
         if n in args.sizes:
-            loops["vector API, copy=False (obs buffer reused)", f"{n:,}"] = vector_loop(n, args.seed, warmup, copy=False)
+            loops[REUSED_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup, copy=False)
     loops["AEC euchre_v0.env() (last + step)", "1"] = aec_loop(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), args.seed)
     loops["AEC euchre_v0.raw_env() (no wrappers)", "1"] = aec_loop(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), args.seed)
     loops["PettingZoo wrappers around a no-op env", "1"] = aec_loop(wrapper_floor_env(), args.seed)
@@ -326,15 +334,9 @@ def main() -> None:
         print(f"{name:{width}}  {games:>7}  {rate:>12,.0f}  {1e6 / rate:>11.2f}  {rate / os_rate:>11.2f}x")
     print()
 
-    def best_ratio(rates_of_round: dict, prefix: str) -> float:
-        """A round's best vector row (by prefix) over the same round's OpenSpiel rate."""
-        best = max((rate for (name, _), rate in rates_of_round.items() if name.startswith(prefix)), default=0.0)
-        return best / rates_of_round[os_row]
-
-    ratios = [best_ratio(r, "vector API EuchreVectorEnv") for r in rounds]
-    reused_ratios = [best_ratio(r, "vector API, copy=False") for r in rounds]
-    vector_best = max(rate for (name, _), rate in rates.items() if name.startswith("vector API EuchreVectorEnv"))
-    reused_best = max((rate for (name, _), rate in rates.items() if name.startswith("vector API, copy=False")), default=0.0)
+    ratios = [best_rate(r, VECTOR_ROW) / r[os_row] for r in rounds]
+    reused_ratios = [best_rate(r, REUSED_ROW) / r[os_row] for r in rounds]
+    vector_best, reused_best = best_rate(rates, VECTOR_ROW), best_rate(rates, REUSED_ROW)
     aec_rate, raw_rate = rates["AEC euchre_v0.env() (last + step)", "1"], rates["AEC euchre_v0.raw_env() (no wrappers)", "1"]
     floor_rate = rates["PettingZoo wrappers around a no-op env", "1"]
     fast_floor_rate = rates["env()'s wrappers (fast paths) around a no-op env", "1"]
@@ -360,7 +362,7 @@ def main() -> None:
         "vector_copy_false_best": reused_best,
         "aec_env": aec_rate,
         "aec_raw_env": raw_rate,
-        "vector": {games: rate for (name, games), rate in rates.items() if name.startswith("vector API EuchreVectorEnv")},
+        "vector": {games: rate for (name, games), rate in rates.items() if name == VECTOR_ROW},
         **start,
         "clock": args.clock,
         "seconds": seconds,
