@@ -43,18 +43,25 @@ ILLEGAL = -1
 # ------------------------------------------------------------------ dealing
 
 
+# `fill` and `copy` loop over slices: numba's slice assignment costs seconds of compile time, and a loop
+# indexing r[start + i] carries a negative-index wraparound per cell that the compiled loop turns into a
+# scatter (slow); a slice's cells are plain stores.
+
+
 @njit(cache=True, inline="always")
 def fill(r, start, stop, value):
-    """r[start:stop] = value (a loop: numba's slice assignment costs seconds of compile time)."""
-    for i in range(start, stop):
-        r[i] = value
+    """r[start:stop] = value."""
+    block = r[start:stop]
+    for i in range(block.shape[0]):
+        block[i] = value
 
 
 @njit(cache=True, inline="always")
 def copy(r, source, target, size):
     """r[target:target + size] = r[source:source + size], for ranges that do not overlap."""
+    source_block, target_block = r[source : source + size], r[target : target + size]
     for i in range(size):
-        r[target + i] = r[source + i]
+        target_block[i] = source_block[i]
 
 
 @njit(cache=True)

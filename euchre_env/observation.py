@@ -28,12 +28,12 @@ from euchre_env.record import NUM_BIDS as NUM_BIDS_AT
 from euchre_env.record import ORDERED_UP as ORDERED_UP_AT
 from euchre_env.record import PHASE as PHASE_AT
 from euchre_env.record import SCORE as SCORE_AT
-from euchre_env.record import TRICK_CARDS as TRICK_CARDS_AT
 from euchre_env.record import TRICK_INDEX
 from euchre_env.record import TRICK_LEADER as TRICK_LEADER_AT
 from euchre_env.record import TRICKS_WON as TRICKS_WON_AT
 from euchre_env.record import TRUMP as TRUMP_AT
 from euchre_env.record import UPCARD as UPCARD_AT
+from euchre_env.record import card_player_at, card_trick_at
 from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
 from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
 
@@ -118,20 +118,21 @@ def encode(r, me, t, out, divide_score):
     c = t[T_NUM_CARDS]
     for cell in range(out.shape[0]):
         out[cell] = 0
-    held = HAND_AT + me * c
-    for card in range(c):
-        out[card * CARD_CELLS + HAND] = r[held + card]
-    # The cards played, from the tricks' cards (seat-indexed, -1 for a seat yet to play or sitting out).
+    # The card cells in one pass over the cards, with no data-dependent branch: an unplayed card writes
+    # its zeros to cells of its own (seat -1 and trick -1 still name cells of its blocks). The record's
+    # blocks are read through slices, whose reads carry no negative-index wraparound (that would make
+    # the compiled loop gather).
+    held = r[HAND_AT + me * c : HAND_AT + (me + 1) * c]
+    players = r[card_player_at(c) : card_player_at(c) + c]
+    tricks = r[card_trick_at(c) : card_trick_at(c) + c]
     current = r[TRICK_INDEX]
-    for trick in range(min(current + 1, NUM_TRICKS)):
-        for seat in range(NUM_SEATS):
-            card = r[TRICK_CARDS_AT + trick * NUM_SEATS + seat]
-            if card >= 0:
-                base, rel = card * CARD_CELLS, (seat - me) & 3
-                out[base + PLAYED_BY + rel] = 1
-                out[base + PLAYED_IN_TRICK + trick] = 1
-                out[base + CURRENT_TRICK + rel] = trick == current
-    # The writes below are branch-free: where a feature is unset, its 0 goes to a cell of its own block.
+    for card in range(c):
+        base, seat, trick = card * CARD_CELLS, players[card], tricks[card]
+        rel = (seat - me) & 3
+        out[base + HAND] = held[card]
+        out[base + PLAYED_BY + rel] = seat >= 0
+        out[base + PLAYED_IN_TRICK + max(trick, 0)] = seat >= 0
+        out[base + CURRENT_TRICK + rel] = trick == current
     upcard = r[UPCARD_AT]
     out[(upcard if upcard >= 0 else 0) * CARD_CELLS + UPCARD] = upcard >= 0
     dealer, discard = r[DEALER_AT], r[DISCARD_AT]
@@ -157,8 +158,9 @@ def encode(r, me, t, out, divide_score):
     for trick in range(NUM_TRICKS):
         leader = r[TRICK_LEADER_AT + trick]
         out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
-    for slot in range(min(r[NUM_BIDS_AT], MAX_BIDS)):  # the bids made: a pass (action c) or a suit
-        out[tail + BIDS + slot * (1 + NUM_SUITS) + r[BIDS_AT + slot] - c] = 1
+    for slot in range(MAX_BIDS):  # each bid made: a pass (action c) or a suit; an unmade bid (-1) writes a 0
+        made = r[BIDS_AT + slot]
+        out[tail + BIDS + slot * (1 + NUM_SUITS) + max(made - c, 0)] = made >= 0
     episode = t[T_EPISODE]
     if episode == HAND_EPISODE:
         return

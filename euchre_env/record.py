@@ -84,9 +84,12 @@ def unpack_legal(r, out):
 @njit(cache=True, inline="always")
 def bit_set(cells, start, count):
     """cells[start : start + count] (each 0 or 1) as a bit set: bit i is cells[start + i]."""
+    # Read through a slice: indexed as cells[start + i], each read would carry numba's negative-index
+    # wraparound, and the vectorized loop would become a gather (slow); a slice's reads are plain loads.
+    block = cells[start : start + count]
     bits = np.int64(0)
     for i in range(count):
-        bits |= np.int64(cells[start + i]) << i
+        bits |= np.int64(block[i]) << i
     return bits
 
 
