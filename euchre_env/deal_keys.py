@@ -76,6 +76,18 @@ def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
     return order
 
 
+@njit(cache=True)
+def deck_top(key: np.uint64, count: np.int64, num_cards: int) -> int:
+    """`deck_order(key, count, num_cards)[0]`, the top card: the card of the lowest hash, no array."""
+    base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+    lowest, top = np.uint64(0xFFFFFFFFFFFFFFFF), -1
+    for card in range(num_cards):
+        h = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        lower = h < lowest
+        lowest, top = (h if lower else lowest), (card if lower else top)
+    return top
+
+
 @njit(cache=True, inline="always")
 def _keep_lower(low_hash, low_card, high_hash, high_card):
     """The pair (hash, card) sorted by hash: the lower first. Selects, not branches (no mispredictions)."""

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from euchre_env.cards import ALONE_OFFSET, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
-from euchre_env.deal_keys import deck_head, deck_order
+from euchre_env.deal_keys import deck_head, deck_order, deck_top
 from euchre_env.observation import encode
 from euchre_env.rows import row_view, unowned
 from euchre_env.record import (
@@ -82,10 +82,13 @@ def cut_cards(r, t):
 
 @njit(cache=True)
 def first_dealer(r, t):
-    """The first dealer: by cut (the high card deals, tied seats cut again) or uniformly at random."""
-    cut = cut_cards(r, t)
+    """The first dealer: by cut (the high card deals, tied seats cut again) or uniformly at random
+    (the top card of the deck order, mod 4)."""
     if not t[T_FIRST_DEALER_CUT]:
-        return cut[0] % NUM_SEATS
+        top = deck_top(get_key(r), np.int64(r[DEAL_COUNT]), t[T_NUM_CARDS])
+        r[DEAL_COUNT] += 1
+        return top % NUM_SEATS
+    cut = cut_cards(r, t)
     rank = t[T_RANK]
     cutting = (1 << NUM_SEATS) - 1  # bit s: seat s is still cutting
     for _ in range(MAX_CUTS):

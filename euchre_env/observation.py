@@ -138,39 +138,39 @@ def encode(r, me, t, out, divide_score):
     dealer, discard = r[DEALER_AT], r[DISCARD_AT]
     own_discard = (dealer == me) & (discard >= 0)
     out[(discard if own_discard else 0) * CARD_CELLS + OWN_DISCARD] = own_discard
-    tail = CARD_CELLS * c
-    out[tail + UPCARD_TURNED_DOWN] = (r[NUM_BIDS_AT] >= NUM_SEATS) & (r[ORDERED_UP_AT] == 0)
-    out[tail + DEALER + ((dealer - me) & 3)] = 1
-    out[tail + TRUMP + (r[TRUMP_AT] & 3)] = r[TRUMP_AT] >= 0
+    tail = out[CARD_CELLS * c :]  # the cells after the cards (a slice: its indices carry no wraparound)
+    tail[UPCARD_TURNED_DOWN] = (r[NUM_BIDS_AT] >= NUM_SEATS) & (r[ORDERED_UP_AT] == 0)
+    tail[DEALER + ((dealer - me) & 3)] = 1
+    tail[TRUMP + (r[TRUMP_AT] & 3)] = r[TRUMP_AT] >= 0
     maker = r[MAKER_AT]
-    out[tail + MAKER + ((maker - me) & 3)] = maker >= 0
+    tail[MAKER + ((maker - me) & 3)] = maker >= 0
     if maker >= 0 and r[MAKER_ALONE_AT]:  # two seats may be alone: these two stay branches
-        out[tail + ALONE + ((maker - me) & 3)] = 1
+        tail[ALONE + ((maker - me) & 3)] = 1
     if r[LONE_DEFENDER_AT] >= 0:
-        out[tail + ALONE + ((r[LONE_DEFENDER_AT] - me) & 3)] = 1
+        tail[ALONE + ((r[LONE_DEFENDER_AT] - me) & 3)] = 1
     for seat in range(NUM_SEATS):
-        out[tail + SITTING_OUT + ((seat - me) & 3)] = not r[ACTIVE_AT + seat]
+        tail[SITTING_OUT + ((seat - me) & 3)] = not r[ACTIVE_AT + seat]
     phase = r[PHASE_AT]
-    out[tail + PHASE + (phase if phase < NUM_DECISION_PHASES else 0)] = phase < NUM_DECISION_PHASES
+    tail[PHASE + (phase if phase < NUM_DECISION_PHASES else 0)] = phase < NUM_DECISION_PHASES
     team = me & 1
-    out[tail + TRICKS_WON + r[TRICKS_WON_AT + team]] = 1
-    out[tail + TRICKS_WON + NUM_TRICKS + 1 + r[TRICKS_WON_AT + 1 - team]] = 1
+    tail[TRICKS_WON + r[TRICKS_WON_AT + team]] = 1
+    tail[TRICKS_WON + NUM_TRICKS + 1 + r[TRICKS_WON_AT + 1 - team]] = 1
     for trick in range(NUM_TRICKS):
         leader = r[TRICK_LEADER_AT + trick]
-        out[tail + TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
+        tail[TRICK_LEADER + trick * NUM_SEATS + ((leader - me) & 3)] = leader >= 0
     for slot in range(MAX_BIDS):  # each bid made: a pass (action c) or a suit; an unmade bid (-1) writes a 0
         made = r[BIDS_AT + slot]
-        out[tail + BIDS + slot * (1 + NUM_SUITS) + max(made - c, 0)] = made >= 0
+        tail[BIDS + slot * (1 + NUM_SUITS) + max(made - c, 0)] = made >= 0
     episode = t[T_EPISODE]
     if episode == HAND_EPISODE:
         return
     if divide_score:
         target = float(t[T_TARGET])
-        out[tail + SCORE] = r[SCORE_AT + team] / target
-        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team] / target
+        tail[SCORE] = r[SCORE_AT + team] / target
+        tail[SCORE + 1] = r[SCORE_AT + 1 - team] / target
     else:
-        out[tail + SCORE] = r[SCORE_AT + team]
-        out[tail + SCORE + 1] = r[SCORE_AT + 1 - team]
+        tail[SCORE] = r[SCORE_AT + team]
+        tail[SCORE + 1] = r[SCORE_AT + 1 - team]
     if episode == RUBBER_EPISODE:
-        out[tail + GAMES_WON] = r[GAMES_WON_AT + team]
-        out[tail + GAMES_WON + 1] = r[GAMES_WON_AT + 1 - team]
+        tail[GAMES_WON] = r[GAMES_WON_AT + team]
+        tail[GAMES_WON + 1] = r[GAMES_WON_AT + 1 - team]

@@ -197,9 +197,11 @@ def test_unowned_row_views_read_and_write_the_matrix_itself():
 
 
 @pytest.mark.parametrize("num_cards", [24, 25, 32, 33])
-def test_deck_head_is_the_top_four_cards_of_deck_order(num_cards):
-    from euchre_env.deal_keys import deck_head, deck_order
+def test_deck_head_and_top_are_the_top_cards_of_deck_order(num_cards):
+    from euchre_env.deal_keys import deck_head, deck_order, deck_top
 
     rng = np.random.default_rng(num_cards)
     for key, count in zip(rng.integers(0, 2**63, 3000, dtype=np.uint64), rng.integers(0, 10_000, 3000)):
-        assert deck_head(key, count, num_cards) == tuple(deck_order(key, count, num_cards)[:4])
+        order = deck_order(key, count, num_cards)
+        assert deck_head(key, count, num_cards) == tuple(order[:4])
+        assert deck_top(key, count, num_cards) == order[0]
