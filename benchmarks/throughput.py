@@ -48,7 +48,7 @@ import numpy as np  # noqa: E402
 
 from euchre_env import EuchreVectorEnv, Rules, euchre_v0  # noqa: E402
 
-VECTOR_SIZES = (1, 64, 1024, 4096, 16384, 65536)
+VECTOR_SIZES = (1, 64, 256, 512, 1024, 4096, 16384, 65536)
 MEMORY_GAMES = 65536
 MEMORY_STEPS = 40
 

@@ -27,6 +27,9 @@ RANK_LETTERS = "789TJQKA"
 """Natural rank order, low to high; index is the rank value used in the tables."""
 JACK_RANK = RANK_LETTERS.index("J")
 JOKER_NAME = "JOKER"
+MAX_CARDS = 48
+"""The most cards a deck may have for the kernels: a deal's scratch arrays on the stack hold this many,
+and the legal actions (cards + 7) must fit a 63-bit set. The largest deck has 33 (32 and the joker)."""
 
 # Trump strength above the natural ranks, for the three cards that outrank the ace of trump.
 LEFT_BOWER_STRENGTH = 20

@@ -58,22 +58,28 @@ def mix64(x: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
-    """The deck order of deal number `count` with `key`: cards sorted by a per-card hash of (key, count).
+    """The deck order of deal number `count` with `key`: cards sorted by a per-card hash of (key, count)."""
+    order = np.empty(num_cards, np.int64)
+    deck_order_into(key, count, num_cards, np.empty(num_cards, np.uint64), order)
+    return order
+
+
+@njit(cache=True, inline="always")
+def deck_order_into(key, count, num_cards, hashes, order):
+    """`deck_order` written into `order` (at least C cells), with `hashes` (uint64, at least C cells) as
+    scratch, so that a caller can pass arrays it did not allocate.
 
     The hashes are distinct (distinct inputs to a bijection), so each card's place is the number of
     hashes below its own: a branch-free count over the small deck (np.argsort costs a long compile).
     """
     base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
-    noise = np.empty(num_cards, np.uint64)
     for card in range(num_cards):
-        noise[card] = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
-    order = np.empty(num_cards, np.int64)
+        hashes[card] = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
     for card in range(num_cards):
         place = 0
         for other in range(num_cards):
-            place += noise[other] < noise[card]
+            place += hashes[other] < hashes[card]
         order[place] = card
-    return order
 
 
 @njit(cache=True)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from euchre_env.cards import ALONE_OFFSET, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
-from euchre_env.deal_keys import deck_head, deck_order, deck_top
+from euchre_env.cards import ALONE_OFFSET, MAX_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, PARTNER_OFFSET, SUIT_OFFSET
+from euchre_env.deal_keys import deck_head, deck_order_into, deck_top
 from euchre_env.observation import encode
-from euchre_env.rows import row_view, unowned
+from euchre_env.rows import row_view, stack_array, unowned
 from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
     HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
@@ -62,14 +62,6 @@ def copy(r, source, target, size):
     source_block, target_block = r[source : source + size], r[target : target + size]
     for i in range(size):
         target_block[i] = source_block[i]
-
-
-@njit(cache=True)
-def shuffle(r, t):
-    """The deck order of the game's next deal (from its key and deal count); advances the count."""
-    perm = deck_order(get_key(r), np.int64(r[DEAL_COUNT]), t[T_NUM_CARDS])
-    r[DEAL_COUNT] += 1
-    return perm
 
 
 @njit(cache=True, inline="always")
@@ -139,7 +131,9 @@ def start_hand(r, t):
 def deal(r, t):
     """Shuffle and deal five cards to each seat in packets from the dealer's left; turn the upcard."""
     c = t[T_NUM_CARDS]
-    perm = shuffle(r, t)
+    perm, hashes = stack_array(MAX_CARDS, np.int64), stack_array(MAX_CARDS, np.uint64)
+    deck_order_into(get_key(r), np.int64(r[DEAL_COUNT]), c, hashes, perm)  # the deck order of the next deal
+    r[DEAL_COUNT] += 1
     seats = t[T_PACKET_SEAT] + r[DEALER] * DEAL_SIZE
     fill(r, HAND, HAND + NUM_SEATS * c, 0)
     for pos in range(DEAL_SIZE):
@@ -641,18 +635,19 @@ STEPPED, STEPPED_AND_ENDED = -1, -2
 
 
 @njit(cache=True)
-def records_step(records, t, actions, rewards, first_deal, max_hands, terminated, truncated, final, to_play, legal,
-                 obs, divide_score):
+def records_step(records, t, actions, rewards, first_deal, max_hands, terminated, truncated, final_score,
+                 final_points, to_play, legal, obs, divide_score):
     """The vector env's step on games kept as records: `one_step` per game (rewards (N, 4) written for
     every game), then (same-step autoreset) `restart` of each game whose episode ended (terminated[g], or
-    truncated[g] after `max_hands` hands, -1 for no limit; final[g] = its score and hand points before
-    the restart), then `records_view`.
+    truncated[g] after `max_hands` hands, -1 for no limit; final_score[g] and final_points[g] = its score
+    and hand points before the restart), then `records_view`.
 
     Returns STEPPED or STEPPED_AND_ENDED, or the first live game whose action is illegal: then nothing
     has been applied.
     """
     n = records.shape[0]
     t, to_play, legal, obs = unowned(t), unowned(to_play), unowned(legal), unowned(obs)
+    final_score, final_points = unowned(final_score), unowned(final_points)
     for g in range(n):
         if records[g, PHASE] < HAND_OVER and not is_legal(row_view(records, g), t, actions[g]):
             return g
@@ -665,8 +660,8 @@ def records_step(records, t, actions, rewards, first_deal, max_hands, terminated
         cut = not ended and max_hands >= 0 and r[DEAL_COUNT] - first_deal[g] >= max_hands
         terminated[g], truncated[g] = ended, cut
         for side in range(2):
-            final[g, side] = r[SCORE + side]
-            final[g, 2 + side] = r[HAND_POINTS + side]
+            final_score[g, side] = r[SCORE + side]
+            final_points[g, side] = r[HAND_POINTS + side]
         if ended or cut:
             restart(r, t)
             first_deal[g] = r[DEAL_COUNT]

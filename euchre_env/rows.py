@@ -1,4 +1,5 @@
-"""Array views without a reference count, for the batched loops: `row_view(matrix, g)` and `unowned(array)`.
+"""Array views without a reference count, for the batched loops: `row_view(matrix, g)` and `unowned(array)`;
+and `stack_array(size, dtype)`, a small scratch array on the calling kernel's stack.
 
 A compiled kernel that binds or passes on an array (a `matrix[g]` view, the rules table, an output
 array) makes numba increment and decrement the array's reference count, an atomic instruction each;
@@ -55,3 +56,23 @@ def unowned(typingctx, array):
         return _populate(context, builder, out_type, source.data, shape, strides)
 
     return out_type(array), codegen
+
+
+@intrinsic
+def stack_array(typingctx, size, dtype):
+    """A 1-D array of `size` (a compile-time constant) uninitialised `dtype` elements on the stack of the
+    kernel that calls this: no allocation. Valid until that kernel returns: never return or store it."""
+    if not isinstance(size, types.IntegerLiteral) or not isinstance(dtype, (types.NumberClass, types.DType)):
+        return None
+    element = dtype.dtype if isinstance(dtype, types.DType) else dtype.instance_type
+    out_type = types.Array(element, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        count = size.literal_value
+        data = cgutils.alloca_once(builder, context.get_data_type(element), size=count)
+        itemsize = context.get_abi_sizeof(context.get_data_type(element))
+        shape = (context.get_constant(types.intp, count),)
+        strides = (context.get_constant(types.intp, itemsize),)
+        return _populate(context, builder, out_type, data, shape, strides)
+
+    return out_type(size, dtype), codegen

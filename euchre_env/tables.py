@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, Deck
+from euchre_env.cards import HAND_SIZE, MAX_CARDS, NUM_SEATS, NUM_SUITS, Deck
 from euchre_env.rules import FIRST_DEALER_CUT, LEAD_LEFT_OF_LONE_PLAYER, Rules
 from euchre_env.state import EPISODES, REWARD_WIN
 
@@ -52,6 +52,7 @@ def suit_cards(deck: Deck) -> np.ndarray:
 def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndarray:
     """The kernels' table for one rules config, episode kind and reward."""
     c = deck.num_cards
+    assert c <= MAX_CARDS, f"a deck of {c} cards: the kernels hold at most {MAX_CARDS}"
     slots = np.zeros(NUM_SLOTS, np.int64)
     slots[T_NUM_CARDS] = c
     slots[T_NUM_ACTIONS] = deck.num_actions

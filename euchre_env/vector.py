@@ -163,12 +163,12 @@ class EuchreVectorEnv:
             self._first_deal = records[:, DEAL_COUNT].copy()  # a state set from outside: count from now
         rewards = np.empty((n, 4), np.float32)
         terminated, truncated = np.empty(n, bool), np.empty(n, bool)
-        final = np.empty((n, 4), np.int64)
+        final_score, final_points = np.empty((n, 2), _DTYPE["score"]), np.empty((n, 2), _DTYPE["hand_points"])
         obs, legal, to_play = self._outputs(n)
         code = kernels.records_step(
             records, self.engine.table, acts, rewards, self._first_deal,
             -1 if self.max_hands is None else self.max_hands, terminated, truncated,
-            final, to_play, legal, obs, self._divide_score,
+            final_score, final_points, to_play, legal, obs, self._divide_score,
         )
         if code >= 0:  # nothing was applied
             self.engine.check_actions(self._state or self._snapshot(), acts)  # raises with the full message
@@ -177,8 +177,7 @@ class EuchreVectorEnv:
             store_rows(records, *self._state.arrays(), np.arange(n), True)
         info: dict[str, Any] = {}
         if code == kernels.STEPPED_AND_ENDED:
-            info["final_score"] = final[:, :2].astype(_DTYPE["score"])
-            info["final_hand_points"] = final[:, 2:].astype(_DTYPE["hand_points"])
+            info["final_score"], info["final_hand_points"] = final_score, final_points
         info["action_mask"], info["to_play"] = legal, to_play
         self._last = legal, to_play
         return obs, rewards, terminated, truncated, info

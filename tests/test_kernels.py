@@ -196,6 +196,32 @@ def test_unowned_row_views_read_and_write_the_matrix_itself():
         add_to_rows(np.zeros((4, 3), np.int32).T, np.zeros(3, np.int32))  # not C-contiguous: refused
 
 
+def test_stack_arrays_hold_what_a_kernel_writes_and_need_a_constant_size():
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    from euchre_env.rows import stack_array
+
+    @njit
+    def squares_and_halves(n):
+        squares, halves = stack_array(40, np.int64), stack_array(40, np.float32)
+        for i in range(n):
+            squares[i], halves[i] = i * i, i / 2
+        total = 0.0
+        for i in range(n):
+            total += squares[i] + halves[i]
+        return total, squares.shape[0], squares[32] // 3, halves[3]
+
+    assert squares_and_halves(33) == (sum(i * i + i / 2 for i in range(33)), 40, 1024 // 3, 1.5)
+
+    @njit
+    def sized_at_run_time(n):
+        return stack_array(n, np.int64).shape[0]
+
+    with pytest.raises(TypingError):
+        sized_at_run_time(5)
+
+
 @pytest.mark.parametrize("num_cards", [24, 25, 32, 33])
 def test_deck_head_and_top_are_the_top_cards_of_deck_order(num_cards):
     from euchre_env.deal_keys import deck_head, deck_order, deck_top
