@@ -94,14 +94,6 @@ def deck_top(key: np.uint64, count: np.int64, num_cards: int) -> int:
     return top
 
 
-@njit(cache=True, inline="always")
-def _keep_lower(low_hash, low_card, high_hash, high_card):
-    """The pair (hash, card) sorted by hash: the lower first. Selects, not branches (no mispredictions)."""
-    swap = high_hash < low_hash
-    return (high_hash if swap else low_hash), (high_card if swap else low_card), \
-        (low_hash if swap else high_hash), (low_card if swap else high_card)
-
-
 @njit(cache=True)
 def deck_head(key: np.uint64, count: np.int64, num_cards: int) -> tuple[int, int, int, int]:
     """`deck_order(key, count, num_cards)[:4]`, the top four cards (a cut), without ordering the rest
@@ -112,11 +104,14 @@ def deck_head(key: np.uint64, count: np.int64, num_cards: int) -> tuple[int, int
     c0, c1, c2, c3 = -1, -1, -1, -1
     for card in range(num_cards):
         h = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
-        # The card takes the fourth place if lower, then moves up while lower (a no-op for a higher card).
-        h3, c3, _, _ = _keep_lower(h3, c3, h, card)
-        h2, c2, h3, c3 = _keep_lower(h2, c2, h3, c3)
-        h1, c1, h2, c2 = _keep_lower(h1, c1, h2, c2)
-        h0, c0, h1, c1 = _keep_lower(h0, c0, h1, c1)
+        if h < h3:  # a place among the four lowest: shift the higher ones down
+            h3, c3 = h, card
+            if h3 < h2:
+                h2, h3, c2, c3 = h3, h2, c3, c2
+                if h2 < h1:
+                    h1, h2, c1, c2 = h2, h1, c2, c1
+                    if h1 < h0:
+                        h0, h1, c0, c1 = h1, h0, c1, c0
     return c0, c1, c2, c3
 
 
