@@ -133,6 +133,7 @@ def encode(r, me, t, out, divide_score):
         out[base + PLAYED_BY + rel] = seat >= 0
         out[base + PLAYED_IN_TRICK + max(trick, 0)] = seat >= 0
         out[base + CURRENT_TRICK + rel] = trick == current
+    # The writes below are branch-free too: where a feature is unset, its 0 goes to a cell of its own block.
     upcard = r[UPCARD_AT]
     out[(upcard if upcard >= 0 else 0) * CARD_CELLS + UPCARD] = upcard >= 0
     dealer, discard = r[DEALER_AT], r[DISCARD_AT]
