@@ -56,6 +56,18 @@ def mix64(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
+@njit(cache=True, inline="always")
+def deal_base(key, count):
+    """The hash of (key, deal count) that every card's hash of that deal starts from."""
+    return mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+
+
+@njit(cache=True, inline="always")
+def card_hash(base, card):
+    """The card's hash in the deal of `base` (`deal_base`): the deck order sorts the cards by it."""
+    return mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+
+
 @njit(cache=True)
 def deck_order(key: np.uint64, count: np.int64, num_cards: int) -> np.ndarray:
     """The deck order of deal number `count` with `key`: cards sorted by a per-card hash of (key, count)."""
@@ -72,9 +84,9 @@ def deck_order_into(key, count, num_cards, hashes, order):
     The hashes are distinct (distinct inputs to a bijection), so each card's place is the number of
     hashes below its own: a branch-free count over the small deck (np.argsort costs a long compile).
     """
-    base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+    base = deal_base(key, count)
     for card in range(num_cards):
-        hashes[card] = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        hashes[card] = card_hash(base, card)
     for card in range(num_cards):
         place = 0
         for other in range(num_cards):
@@ -85,10 +97,10 @@ def deck_order_into(key, count, num_cards, hashes, order):
 @njit(cache=True)
 def deck_top(key: np.uint64, count: np.int64, num_cards: int) -> int:
     """`deck_order(key, count, num_cards)[0]`, the top card: the card of the lowest hash, no array."""
-    base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+    base = deal_base(key, count)
     lowest, top = np.uint64(0xFFFFFFFFFFFFFFFF), -1
     for card in range(num_cards):
-        h = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        h = card_hash(base, card)
         lower = h < lowest
         lowest, top = (h if lower else lowest), (card if lower else top)
     return top
@@ -98,12 +110,12 @@ def deck_top(key: np.uint64, count: np.int64, num_cards: int) -> int:
 def deck_head(key: np.uint64, count: np.int64, num_cards: int) -> tuple[int, int, int, int]:
     """`deck_order(key, count, num_cards)[:4]`, the top four cards (a cut), without ordering the rest
     of the deck: one pass keeping the four lowest hashes, and no array."""
-    base = mix64(np.uint64(key) ^ (np.uint64(count) * _DEAL_MULTIPLIER))
+    base = deal_base(key, count)
     top = np.uint64(0xFFFFFFFFFFFFFFFF)
     h0, h1, h2, h3 = top, top, top, top
     c0, c1, c2, c3 = -1, -1, -1, -1
     for card in range(num_cards):
-        h = mix64(base + np.uint64(card + 1) * _CARD_MULTIPLIER)
+        h = card_hash(base, card)
         if h < h3:  # a place among the four lowest: shift the higher ones down
             h3, c3 = h, card
             if h3 < h2:
