@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from euchre_agents import make_agent
+from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.engine import NUM_DECISION_PHASES

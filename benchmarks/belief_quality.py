@@ -29,11 +29,11 @@ import argparse
 
 import numpy as np
 
-from euchre_agents import make_agent
+from euchre_agents.registry import make_agent
 from euchre_agents.belief import effective_size
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, PimcAgent, View, choose
-from euchre_agents.pimc import card_counts, parse_options, sample_hands
+from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, View, choose
+from euchre_agents.pimc import card_counts, sample_hands
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode
@@ -73,8 +73,7 @@ class Variant:
 
     def __init__(self, engine: Engine, spec: str, seed: int):
         self.spec = spec
-        options = {} if spec == "uniform" else parse_options(f"infer=true,{spec}")
-        self.agent = PimcAgent(engine, seed, **options)
+        self.agent = make_agent("pimc" if spec == "uniform" else f"pimc:infer=true,{spec}", engine, seed)
 
     def log_weights(self, view: View, layouts) -> np.ndarray:
         """(W,) the variant's log-weights of the layouts (0 for `uniform`)."""

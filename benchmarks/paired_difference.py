@@ -1,6 +1,6 @@
 """How much better bot A1 does than bot A2 against the same opponent, on the same duplicate deals.
 
-    python benchmarks/paired_difference.py docs/results/tune2_r6 docs/results/tune2_r4
+    python benchmarks/paired_difference.py experiments/results/tune2_r6 experiments/results/tune2_r4
 
 Each argument is a folder written by `evaluate.py A B --seed S` (its `match.json` and `pairs.csv`). Both
 matches must have the same opponent B, the same rules, mode and seed, so that they hold the same deals
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from euchre_lab.evaluate import Estimate, ratio_estimate, two_sided_p
+from euchre_lab.estimates import Estimate, ratio_estimate, two_sided_p
 
 SAME = ("b", "mode", "seed", "rules")
 """What two matches must share to hold the same deals against the same opponent."""

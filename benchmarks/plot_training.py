@@ -1,7 +1,7 @@
 """Plot a train.py run's training curve from its TensorBoard events.
 
-    python benchmarks/plot_training.py runs/main --out docs/training_curve.png
-    python benchmarks/plot_training.py runs/distill --out docs/distill_curve.png
+    python benchmarks/plot_training.py runs/main --out experiments/figures/training_curve.png
+    python benchmarks/plot_training.py runs/distill --out experiments/figures/distill_curve.png
 
 A PPO run: (top) the periodic duplicate-deal evaluation (margin per hand, with its 95% interval)
 against each evaluated bot; (bottom) the learner's mean hand return against each kind of opponent it

@@ -124,6 +124,7 @@ def aec_loop(env, seed: int, warmup: int = 500) -> Iterator[int]:
         play(64)
         yield 64
 
+
 def wrapper_floor_env(fast: bool = False):
     """A no-op AEC env under PettingZoo's standard wrappers: their cost alone. With `fast`, under the
     subclasses `euchre_v0.env()` uses (`euchre_env._wrappers`, the same checks with faster paths)."""
@@ -291,7 +292,6 @@ VECTOR_ROW, REUSED_ROW = "vector API EuchreVectorEnv", "vector API, copy=False (
 def best_rate(rates: dict[tuple[str, str], float], row: str) -> float:
     """The best rate among the rows named `row` (one per batch size), 0 if there is none."""
     return max((rate for (name, _), rate in rates.items() if name == row), default=0.0)
-
 
 
 def main() -> None:

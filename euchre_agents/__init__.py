@@ -1,6 +1,5 @@
-"""Euchre Lab's bots behind one interface: `make_agent("heuristic", engine)` and friends."""
+"""Euchre Lab's bots: the interface in `euchre_agents.base`, built by name by `euchre_agents.registry.make_agent`."""
 
 from euchre_agents.base import Agent, RandomAgent
-from euchre_agents.registry import make_agent, register, registered
 
-__all__ = ["Agent", "RandomAgent", "make_agent", "register", "registered"]
+__all__ = ["Agent", "RandomAgent"]

@@ -10,9 +10,14 @@ the engine state; it is a labeled cheating ceiling and never ranked as a fair bo
 from __future__ import annotations
 
 import abc
+from typing import Sequence, Union
+
 import numpy as np
 
 from euchre_env.engine import Engine, EuchreState
+
+Seed = Union[int, Sequence[int], np.random.SeedSequence]
+"""What `Agent.reseed` takes: anything `np.random.default_rng` accepts."""
 
 
 class Agent(abc.ABC):
@@ -26,6 +31,13 @@ class Agent(abc.ABC):
 
     def __init__(self, engine: Engine, seed: int | None = None):
         self.engine = engine
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: Seed) -> None:
+        """Restart every random stream of the bot from `seed`, as if it had been built with it.
+
+        Bots with inner generators override this.
+        """
         self.rng = np.random.default_rng(seed)
 
     @abc.abstractmethod
@@ -60,13 +72,3 @@ class RandomAgent(Agent):
         """(n, A) its policy: uniform over each row's legal actions."""
         mask = np.asarray(mask, bool)
         return mask / mask.sum(axis=1, keepdims=True)
-
-
-def __getattr__(name: str):
-    """`make_agent`, `register`, `registered` moved to `euchre_agents.registry` (which imports the bots, this module
-    imports none); they are still found here, loaded when first asked for, for code written before."""
-    if name in ("make_agent", "register", "registered"):
-        from euchre_agents import registry
-
-        return getattr(registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from euchre_agents.base import Agent
-from euchre_env.engine import Engine
 
 
 class ActionModel:
@@ -63,13 +62,6 @@ class ActionModel:
         n_legal = mask.sum(axis=1)
         p = (1.0 - self.eps) * self.probabilities(obs, mask)[rows, actions] + self.eps / n_legal
         return np.log(p)
-
-
-def make_model(spec: str, engine: Engine, eps: float, seed: int | None, temperature: float = 1.0) -> ActionModel:
-    """The action model of bot `spec` (a registry spec) on `engine`, its policy at `temperature`."""
-    from euchre_agents.registry import make_agent  # the registry imports the search bots, which import this module
-
-    return ActionModel(make_agent(spec, engine, seed), eps, temperature)
 
 
 def resample(log_weights: np.ndarray, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from euchre_agents.base import Agent
+from euchre_env import kernels
 from euchre_env.cards import (
     JOKER_STRENGTH,
     LEFT_BOWER_STRENGTH,
@@ -211,7 +212,7 @@ class HeuristicAgent(Agent):
             return d.alone_action if self.wants_alone(info, i, hand) else d.partner_action
         if phase == Phase.DISCARD:
             return choose_discard(self.t, hand, int(info.trump[i]), legal.tolist())
-        return self.play(info, i, hand, legal.tolist(), trick.tolist())
+        return self.play(info, i, hand, legal.tolist(), trick)
 
     # ------------------------------------------------------------------ bidding
 
@@ -262,10 +263,10 @@ class HeuristicAgent(Agent):
         return sure_march(self.t, hand, trump, dead)
 
     def buriable(self, hand: list[int], upcard: int) -> list[int]:
-        """The cards of a six-card dealer's hand the rules let it bury."""
-        if self.engine.rules.dealer_may_bury_upcard:
-            return hand
-        return [c for c in hand if c != upcard]
+        """The cards of a six-card dealer's hand the rules let it bury (the engine's discard rule)."""
+        held = sum(1 << c for c in hand)
+        allowed = int(kernels.buriable(self.engine.table, held, upcard))
+        return [c for c in hand if (allowed >> c) & 1]
 
     @staticmethod
     def ordered_up(info: InfoSet, i: int) -> bool:
@@ -285,13 +286,14 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ play
 
-    def play(self, info: InfoSet, i: int, hand: list[int], legal: list[int], trick: list[int]) -> int:
+    def play(self, info: InfoSet, i: int, hand: list[int], legal: list[int], trick: np.ndarray) -> int:
+        """A card to play; `trick` (4,) int64 is the card each relative seat has played to this trick, -1 none."""
         t = self.t
         trump = int(info.trump[i])
         dead = self.dead_cards(info, i)
         held = set(hand)
         unseen = {c for c in range(t.num_cards) if c not in held and c not in dead}
-        if all(c < 0 for c in trick):
+        if all(c < 0 for c in trick.tolist()):
             return self.lead(info, i, hand, trump, unseen)
         return self.follow(info, i, legal, trump, unseen, trick)
 
@@ -315,13 +317,14 @@ class HeuristicAgent(Agent):
             return min(off, key=lambda c: (count[es[c]], own[c]))
         return min(hand, key=lambda c: own[c])
 
-    def follow(self, info: InfoSet, i: int, legal: list[int], trump: int, unseen: set[int], trick: list[int]) -> int:
+    def follow(self, info: InfoSet, i: int, legal: list[int], trump: int, unseen: set[int], trick: np.ndarray) -> int:
         t = self.t
+        cards = trick.tolist()
         leader = int(info.trick_leader[i, int(info.tricks_won[i].sum())])
-        led = t.esuit[trump][trick[leader]]
+        led = t.esuit[trump][cards[leader]]
         strength = t.strength[trump][led]
-        winner = max((s for s in range(NUM_SEATS) if trick[s] >= 0), key=lambda s: strength[trick[s]])
-        best = strength[trick[winner]]
+        winner = int(kernels.trick_winner(self.engine.table, trump, led, trick))
+        best = strength[cards[winner]]
         throw = min(legal, key=lambda c: t.discard_key(trump, c, unseen))
         if winner == PARTNER:
             return throw
@@ -329,7 +332,7 @@ class HeuristicAgent(Agent):
         if not winners:
             return throw
         playing = [s for s in range(NUM_SEATS) if not info.sitting_out[i, s]]
-        last = sum(1 for s in playing if trick[s] >= 0) == len(playing) - 1
+        last = sum(1 for s in playing if cards[s] >= 0) == len(playing) - 1
         if not last and t.esuit[trump][winners[0]] == led:
             safe = [c for c in winners if not any(strength[o] > strength[c] for o in unseen)]
             if safe:

@@ -2,7 +2,7 @@
 
 For each decision `pimc` samples layouts of the cards it has not seen, solves each layout exactly
 with the double-dummy search in `euchre_agents.solver`, and takes the action with the best mean hand
-score for its side (points won minus points conceded, from `Engine.hand_score`).
+score for its side (points won minus points conceded, from the engine's `kernels.hand_points`).
 
 Sampling (`sample_hands`, uniform over the layouts consistent with what the seat has seen):
   - its own hand is fixed; cards played, its own discard and the upcard are never dealt again;
@@ -50,15 +50,15 @@ cheating ceiling, never a fair opponent.
 from __future__ import annotations
 
 import dataclasses
-import types
 from typing import Callable
 
 import numpy as np
 
-from euchre_agents.base import Agent
-from euchre_agents.belief import make_model, resample
+from euchre_agents.base import Agent, Seed
+from euchre_agents.belief import ActionModel, resample
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.solver import DoubleDummy, hand_masks, sample_layouts
+from euchre_env import kernels
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.infoset import BID_NONE, BID_PASS, InfoSet, decode
@@ -131,18 +131,12 @@ def parse_options(arg: str) -> dict:
 
 
 def score_table(engine: Engine) -> np.ndarray:
-    """[maker alone, lone defender, maker tricks] -> maker team's points minus the defenders', by the engine."""
-    alone, lone, tricks = np.meshgrid([False, True], [False, True], np.arange(NUM_TRICKS + 1), indexing="ij")
-    n = alone.size
-    won = np.stack([tricks.reshape(-1), NUM_TRICKS - tricks.reshape(-1)], axis=1).astype(np.int8)
-    view = types.SimpleNamespace(
-        maker=np.zeros(n, np.int8),
-        tricks_won=won,
-        maker_alone=alone.reshape(-1),
-        lone_defender=np.where(lone.reshape(-1), 1, -1).astype(np.int8),
-    )
-    points = engine.hand_score(view, np.arange(n)).astype(np.float64)
-    return (points[:, 0] - points[:, 1]).reshape(alone.shape)
+    """[maker alone, lone defender, maker tricks] -> maker team's points minus the defenders', by the engine's kernel."""
+    out = np.zeros((2, 2, NUM_TRICKS + 1))
+    for alone, lone, tricks in np.ndindex(out.shape):
+        makers, defenders = kernels.hand_points(engine.table, alone, 1 if lone else -1, tricks)
+        out[alone, lone, tricks] = makers - defenders
+    return out
 
 
 @dataclasses.dataclass
@@ -462,10 +456,11 @@ class PimcAgent(Agent):
         infer: bool = False,
         candidates: int = DEFAULT_CANDIDATES,
         eps: float = DEFAULT_EPS,
-        model: str = DEFAULT_MODEL,
+        model: Agent | None = None,
         temp: float = DEFAULT_TEMPERATURE,
         plays: bool = False,
     ):
+        """`model` is the bot that models the other seats under `infer` (default: the heuristic)."""
         super().__init__(engine, seed)
         self.worlds = worlds
         self.search = Searcher(engine, seed)
@@ -473,11 +468,25 @@ class PimcAgent(Agent):
         self.infer = infer
         self.candidates = candidates
         self.plays = plays
-        self.belief = make_model(model, engine, eps, seed, temp) if infer else None
-        if self.belief is not None and self.belief.agent.needs_full_state:
-            raise ValueError(f"model={model} reads hidden cards; pick a fair bot such as model=heuristic")
-        self.forced_rng = np.random.default_rng(self.rng.bit_generator.seed_seq.spawn(1)[0])
+        self.belief = None
+        if infer:
+            model = HeuristicAgent(engine, seed) if model is None else model
+            if model.needs_full_state:
+                raise ValueError(f"model={model.name} reads hidden cards; pick a fair bot such as model=heuristic")
+            self.belief = ActionModel(model, eps, temp)
+        self.forced_rng = self._forced_stream()
         """Seeds the search of forced decisions in `action_values`, so `act`'s stream stays its own."""
+
+    def _forced_stream(self) -> np.random.Generator:
+        return np.random.default_rng(self.rng.bit_generator.seed_seq.spawn(1)[0])
+
+    def reseed(self, seed: Seed) -> None:
+        """Restart its streams (its own, the forced decisions', the search and belief models') from `seed`."""
+        super().reseed(seed)
+        self.forced_rng = self._forced_stream()
+        self.search.model.reseed(seed)
+        if self.belief is not None:
+            self.belief.agent.reseed(seed)
 
     def act(self, obs, mask, state=None, rows=None):
         """(n,) actions: per decision, the highest of `action_values` (near-ties: the heuristic's choice)."""
@@ -635,6 +644,11 @@ class OracleAgent(Agent):
         self.search = Searcher(engine, seed)
         self.heuristic = HeuristicAgent(engine, seed)
 
+    def reseed(self, seed: Seed) -> None:
+        """Restart its own stream and its search model's from `seed`."""
+        super().reseed(seed)
+        self.search.model.reseed(seed)
+
     def act(self, obs, mask, state=None, rows=None):
         """(n,) actions from the true layout of each game (`state` rows `rows`): the highest of
         `action_values`, near-ties to the heuristic's choice."""
@@ -685,6 +699,9 @@ class OracleAgent(Agent):
         return card_action_values(self.engine, values)
 
 
-def make_pimc(engine: Engine, arg: str, seed: int | None) -> PimcAgent:
-    """`pimc[:worlds=N,infer=true,...]` (the registry's factory)."""
-    return PimcAgent(engine, seed, **parse_options(arg))
+def make_pimc(engine: Engine, arg: str, seed: int | None, build: Callable[[str, Engine, int | None], Agent]) -> PimcAgent:
+    """`pimc[:worlds=N,infer=true,...]`; `build(spec, engine, seed)` makes the `model=` bot (the registry's `make_agent`)."""
+    options = parse_options(arg)
+    if options.get("infer", False):
+        options["model"] = build(options.get("model", DEFAULT_MODEL), engine, seed)
+    return PimcAgent(engine, seed, **options)

@@ -19,8 +19,9 @@ import torch
 import torch.nn as nn
 
 from euchre_agents.base import Agent
-from euchre_env.cards import NUM_SUITS, same_colour_suit
+from euchre_env.cards import NUM_SUITS, SUIT_OFFSET, same_colour_suit
 from euchre_env.engine import Engine
+from euchre_env.observation import AXIS_SIZES, BLOCK_AXES, block_shapes
 from euchre_env.rules import Rules
 
 MASKED_LOGIT = -1e8
@@ -46,10 +47,8 @@ def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0
     return layer
 
 
-SUIT_FREE_BLOCKS = frozenset(
-    ["upcard_turned_down", "dealer", "maker", "alone", "sitting_out", "phase", "trick_leader", "tricks_won", "score", "games_won"]
-)
-"""Observation blocks that name no suit and no card: suit relabelling leaves them as they are."""
+SUIT_FREE_AXES = frozenset(["seat", "trick", "phase", "team", "tricks", "bid"])
+"""Observation axes that name no suit and no card: suit relabelling leaves them as they are."""
 
 
 def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
@@ -57,8 +56,12 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
 
     The relabelling maps suit r to suit 0, its colour-mate to suit 3 (= same_colour_suit(0), so the
     bowers stay bowers) and the other two suits, in their order, to 1 and 2; the joker stays itself.
+    Each observation block is relabelled along its `card`, `suit` and `bid_choice` axes (`BLOCK_AXES`).
     """
-    deck, layout = engine.deck, engine.observation_layout
+    deck, layout, shapes = engine.deck, engine.observation_layout, block_shapes(engine.num_cards)
+    unknown = {a for axes in BLOCK_AXES.values() for a in axes} - SUIT_FREE_AXES - {"card", "suit", "bid_choice"}
+    if unknown:
+        raise ValueError(f"canonical_suits cannot relabel observation axes {sorted(unknown)}")
     cards = deck.num_cards
     card_of = {(int(rank), int(suit)): card for card, (rank, suit) in enumerate(zip(deck.rank, deck.suit)) if suit >= 0}
     obs_src = np.tile(np.arange(engine.observation_size), (NUM_SUITS, 1))
@@ -69,27 +72,15 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
         card_src = np.array(
             [c if deck.suit[c] < 0 else card_of[int(deck.rank[c]), int(suit_src[deck.suit[c]])] for c in range(cards)]
         )
-        for name, block in layout.items():
-            idx = np.asarray(block)
-            try:
-                if name in ("hand", "upcard", "own_discard"):
-                    src = idx[card_src]
-                elif name in ("played_by", "played_in_trick"):
-                    src = idx.reshape(cards, -1)[card_src]
-                elif name == "current_trick":
-                    src = idx.reshape(-1, cards)[:, card_src]
-                elif name == "bids":
-                    slots = idx.reshape(-1, 1 + NUM_SUITS)
-                    src = np.concatenate([slots[:, :1], slots[:, 1 + suit_src]], axis=1)
-                elif name == "trump":
-                    src = idx[suit_src]
-                elif name in SUIT_FREE_BLOCKS:
-                    src = idx
-                else:
-                    raise ValueError(f"unknown observation block {name!r}")
-            except (ValueError, IndexError) as e:
-                raise ValueError(f"canonical_suits cannot relabel this observation layout: {e}") from None
-            obs_src[r, block] = src.reshape(-1)
+        choice_src = np.arange(AXIS_SIZES["bid_choice"])
+        choice_src[SUIT_OFFSET : SUIT_OFFSET + NUM_SUITS] = SUIT_OFFSET + suit_src
+        axis_src = {"card": card_src, "suit": suit_src, "bid_choice": choice_src}
+        for name, cells in layout.items():
+            src = cells.reshape(shapes[name])
+            for k, axis in enumerate(BLOCK_AXES[name]):
+                if axis in axis_src:
+                    src = np.take(src, axis_src[axis], axis=k)
+            obs_src[r, cells] = src.reshape(-1)
         action_src[r, :cards] = card_src
         first = engine.first_suit_action
         action_src[r, first : first + NUM_SUITS] = first + suit_src
@@ -138,6 +129,11 @@ class ActorCritic(nn.Module):
         upcard = self.upcard_suit[obs[:, self.upcard_cells].argmax(dim=1)]
         return torch.where(trump.sum(dim=1) > 0, trump.argmax(dim=1), upcard)
 
+    def relabel(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(observations with their reference suit as suit 0, the reference suits (n,)): one gather per row."""
+        ref = self.reference_suit(obs)
+        return obs.gather(1, self.obs_src[ref]), ref
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits (n, A), values (n,)); illegal actions get `MASKED_LOGIT`."""
         logits, value, _ = self.heads(obs, mask)
@@ -146,8 +142,8 @@ class ActorCritic(nn.Module):
     def heads(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """(masked logits (n, A), state values (n,), per-action values (n, A) or None without that head)."""
         if self.canonical_suits:
-            ref = self.reference_suit(obs)
-            obs, mask = obs.gather(1, self.obs_src[ref]), mask.gather(1, self.action_src[ref])
+            obs, ref = self.relabel(obs)
+            mask = mask.gather(1, self.action_src[ref])
         h = self.trunk(obs)
         logits = torch.where(mask, self.policy(h), torch.full((), MASKED_LOGIT, device=obs.device))
         q = None if self.action_value is None else self.action_value(h)
@@ -159,7 +155,7 @@ class ActorCritic(nn.Module):
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         """(n,) state values."""
         if self.canonical_suits:
-            obs = obs.gather(1, self.obs_src[self.reference_suit(obs)])
+            obs, _ = self.relabel(obs)
         return self.value(self.trunk(obs)).squeeze(-1)
 
 

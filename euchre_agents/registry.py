@@ -8,10 +8,8 @@ finds through the `euchre_env.bots` entry point, so `EuchreSingle-v0` builds bot
 from __future__ import annotations
 
 from euchre_agents.base import Agent
-from euchre_agents.builtin import BUILTIN, AgentFactory
+from euchre_agents.builtin import AgentFactory, builtin_factories
 from euchre_env.engine import Engine
-
-_REGISTRY: dict[str, AgentFactory] = dict(BUILTIN)
 
 
 def register(name: str, factory: AgentFactory) -> None:
@@ -30,6 +28,9 @@ def make_agent(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name](engine, arg, seed)
+
+
+_REGISTRY: dict[str, AgentFactory] = builtin_factories(make_agent)
 
 
 def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:

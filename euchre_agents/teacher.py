@@ -16,13 +16,17 @@ more than one legal action with a value for *each* legal action, in points for t
   the agent itself plays on (a sample of its Q-value), free of the double-dummy play's strategy fusion,
   which credits a bid with card play that no seat without the other hands can make. With
   `settings.rollout_cards`, card decisions are valued by the same play-outs.
+- `people`: decisions people made at the web table, written by `euchre-play export` through `write_data`
+  (never generated here): the action taken is valued 0 and every other legal action `-PEOPLE_MARGIN`,
+  so that distillation's target puts nearly all its weight on what the person did.
 
 Storage, a folder: `manifest.json` (format, rules, observation layout, generator settings, the shards
 written and their sizes) and shards `shard_NNNNN.npz` of packed arrays: `obs_bits` (observation cells
 are 0/1, packed 8 to a byte), `mask_bits`, `values` (float16, NaN for illegal actions), `phase`,
 `action` (the move the behaviour policy made), `outcome` (the acting side's net points of the hand as
 played). Shard k is a pure function of (settings, k): generation resumes by writing the missing shards,
-and any number of worker processes gives the same files.
+and any number of worker processes gives the same files. The command line that writes it is
+`python -m euchre_lab.teacher`.
 """
 
 from __future__ import annotations
@@ -33,18 +37,22 @@ import multiprocessing
 import os
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.pimc import OracleAgent, Searcher
+from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
+from euchre_env.play import play
 from euchre_env.rules import Rules
 
 FORMAT = "euchre-teacher-v1"
-LABELS = ("true", "pimc", "rollout")
+LABELS = ("true", "pimc", "rollout", "people")
+PEOPLE_MARGIN = 8.0
+"""Points below the person's choice at which `people` data values the other legal actions."""
 MANIFEST = "manifest.json"
 ARRAYS = ("obs_bits", "mask_bits", "values", "phase", "action", "outcome")
 
@@ -60,7 +68,7 @@ class TeacherSettings:
     label: str = "true"
     """`true` (double-dummy value of the true layout), `pimc` (pimc's own action values) or `rollout` (bids,
     alone calls and discards valued by `rollout_agent` playing the hand out on the true layout)."""
-    behaviour: str = "heuristic=0.5,ppo:checkpoints/ppo_selfplay.pt=0.5"
+    behaviour: str = "heuristic=1"
     """Bots in the seats: comma-separated SPEC=WEIGHT; each seat of each game draws one."""
     epsilon: float = 0.15
     """Share of moves replaced by a uniformly random legal action (coverage of every action)."""
@@ -130,11 +138,7 @@ def rollout_values(engine: Engine, bot: Agent, state: EuchreState, rows: np.ndar
     st = state.take(rows[row_of])
     me = st.to_play.astype(np.int64)
     returns = engine.step(st, first).astype(np.float64)
-    while not st.done.all():
-        live = np.flatnonzero(~st.done)
-        actions = np.zeros(st.num_games, np.int64)
-        actions[live] = bot.act(engine.observe(st)[live], st.legal[live], st, live)
-        returns += engine.step(st, actions)
+    play(engine, st, [bot], np.zeros(NUM_SEATS, np.int64), rewards=returns)
     out = np.full((rows.size, engine.num_actions), np.nan)
     out[row_of, first] = returns[np.arange(first.size), me]
     return out
@@ -166,13 +170,11 @@ class ShardPlayer:
         seq = np.random.SeedSequence([self.settings.seed, shard])
         children = seq.spawn(len(self.bots) + 5)
         for bot, child in zip(self.bots, children):
-            bot.rng = np.random.default_rng(child)
-        self.oracle.search.model.rng = np.random.default_rng(children[-1])
-        self.pimc.rng = np.random.default_rng(children[-2])
-        self.pimc.forced_rng = np.random.default_rng(children[-3])
-        self.pimc.search.model.rng = np.random.default_rng(children[-4])
+            bot.reseed(child)
+        self.oracle.reseed(children[-1])
+        self.pimc.reseed(children[-2])  # children[-3] and [-4] are left unused, so the streams stay apart
         if self.rollout_bot is not None:  # spawned after the others, so `true` and `pimc` shards stay as they were
-            self.rollout_bot.rng = np.random.default_rng(seq.spawn(1)[0])
+            self.rollout_bot.reseed(seq.spawn(1)[0])
         return np.random.default_rng(children[-5])
 
     def play_shard(self, shard: int) -> dict[str, np.ndarray]:
@@ -182,30 +184,22 @@ class ShardPlayer:
         engine = self.engine
         state = engine.init(rng.integers(0, 2**63, size=n, dtype=np.uint64))
         seat_bot = rng.choice(len(self.bots), size=(n, 4), p=self.weights)
-        returns = np.zeros((n, 4))
         records: list[dict[str, np.ndarray]] = []
-        while not state.done.all():
-            live = np.flatnonzero(~state.done)
-            obs = engine.observe(state)[live]
-            mask = state.legal[live]
-            actions = self._behaviour(state, live, obs, mask, seat_bot, rng)
+
+        def explore_and_record(bot_index, rows, obs, mask, actions) -> np.ndarray:
+            actions = self._explore(mask, actions, rng)
             choice = np.flatnonzero(mask.sum(axis=1) > 1)
             if choice.size:
-                records.append(self._record(state, live[choice], obs[choice], mask[choice], actions[choice]))
-            full = np.zeros(n, np.int64)
-            full[live] = actions
-            returns += engine.step(state, full)
-        return _finish(records, returns, engine)
+                records.append(self._record(state, rows[choice], obs[choice], mask[choice], actions[choice]))
+            return actions
 
-    def _behaviour(self, state, live, obs, mask, seat_bot, rng) -> np.ndarray:
-        """The behaviour policy's moves: each game's seat bot, then a share epsilon of random legal moves."""
-        bot_of = seat_bot[live, state.to_play[live]]
-        actions = np.empty(live.size, np.int64)
-        for b, bot in enumerate(self.bots):
-            mine = np.flatnonzero(bot_of == b)
-            if mine.size:
-                actions[mine] = bot.act(obs[mine], mask[mine], state, live[mine])
-        explore = rng.random(live.size) < self.settings.epsilon
+        points = play(engine, state, self.bots, seat_bot, on_decision=explore_and_record)
+        return _finish(records, points, engine)
+
+    def _explore(self, mask: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The behaviour policy's moves: the seat bots' `actions` with a share epsilon made random legal moves."""
+        actions = actions.copy()
+        explore = rng.random(actions.size) < self.settings.epsilon
         if explore.any():
             noise = np.where(mask[explore], rng.random(mask[explore].shape), -1.0)
             actions[explore] = noise.argmax(axis=1)
@@ -235,13 +229,14 @@ class ShardPlayer:
         }
 
 
-def _finish(records: list[dict[str, np.ndarray]], returns: np.ndarray, engine: Engine) -> dict[str, np.ndarray]:
-    """Concatenate a shard's steps and add each decision's outcome (its side's net points of the hand)."""
+def _finish(records: list[dict[str, np.ndarray]], points: np.ndarray, engine: Engine) -> dict[str, np.ndarray]:
+    """Concatenate a shard's steps and add each decision's outcome (its side's net points of the hand, from
+    `points` (n, 2) per team)."""
     if not records:
         return empty_arrays(engine)
     data = {k: np.concatenate([r[k] for r in records]) for k in records[0]}
-    game, seat = data.pop("game"), data.pop("seat")
-    data["outcome"] = returns[game, seat].astype(np.int8)  # rewards are already the side's net points
+    game, team = data.pop("game"), data.pop("seat") % 2
+    data["outcome"] = (points[game, team] - points[game, 1 - team]).astype(np.int8)
     return data
 
 
@@ -345,6 +340,17 @@ def _play_in_worker(job: tuple[str, int]) -> tuple[int, int]:
     return shard, int(data["phase"].size)
 
 
+def play_and_write(job: tuple[str, int, dict[str, Any], dict[str, Any]]) -> tuple[int, int]:
+    """One self-contained job (folder, shard, rules, settings): play, label and write the shard in this process,
+    reusing this process's player when the rules and settings are the same; (shard, decisions written).
+    It pickles by reference, so any executor (a process pool, Ray tasks) can run it."""
+    folder, shard, rules_dict, settings_dict = job
+    wanted = (Rules.from_dict(rules_dict), TeacherSettings(**settings_dict))
+    if _WORKER is None or (_WORKER.engine.rules, _WORKER.settings) != wanted:
+        _init_worker(rules_dict, settings_dict)
+    return _play_in_worker((folder, shard))
+
+
 def generate(
     out: str | Path,
     shards: int,
@@ -352,14 +358,19 @@ def generate(
     settings: TeacherSettings | None = None,
     workers: int = 1,
     progress: bool = True,
+    run_jobs: Callable[[Callable, list], Iterable[tuple[int, int]]] | None = None,
 ) -> dict[str, Any]:
     """Write shards 0..shards-1 of teacher data into `out` (skipping those already there); the manifest.
 
     An existing folder must hold data of the same rules, observation layout and settings: anything
-    else is refused, naming each difference, and nothing is written.
+    else is refused, naming each difference, and nothing is written. `run_jobs(play_and_write, jobs)`,
+    when given, runs the shards' jobs wherever it likes (the lab's backends: a pool, Ray) and yields
+    each job's result as it lands; else `workers` processes here run them.
     """
     rules = rules or Rules()
     settings = settings or TeacherSettings()
+    if settings.label == "people":
+        raise TeacherDataError("label=people is data of the web table's games (euchre-play export), not generated")
     folder = Path(out)
     identity = _manifest_identity(rules, settings, Engine(rules, EPISODE_HAND))
     if (folder / MANIFEST).exists():
@@ -373,7 +384,26 @@ def generate(
         _write_manifest(folder, manifest)
     done = {int(k) for k in manifest["shards"]}
     todo = [k for k in range(shards) if k not in done]
-    _run_jobs(folder, manifest, todo, rules, settings, workers, progress)
+    if run_jobs is None:
+        _run_jobs(folder, manifest, todo, rules, settings, workers, progress)
+    else:
+        jobs = [(str(folder), k, rules.to_dict(), dataclasses.asdict(settings)) for k in todo]
+        for shard, count in run_jobs(play_and_write, jobs):
+            manifest["shards"][str(shard)] = count
+            _write_manifest(folder, manifest)
+    return manifest
+
+
+def write_data(out: str | Path, rules: Rules, settings: TeacherSettings, shards: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    """Decisions recorded elsewhere (each item of `shards` one shard's ARRAYS) as teacher data in the new folder
+    `out`, with its manifest written last; the manifest."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=False)
+    manifest = {**_manifest_identity(rules, settings, Engine(rules, EPISODE_HAND)), "shards": {}}
+    for k, data in enumerate(shards):
+        _write_shard(folder, k, {name: data[name] for name in ARRAYS})
+        manifest["shards"][str(k)] = int(data["phase"].size)
+    _write_manifest(folder, manifest)
     return manifest
 
 
@@ -465,59 +495,3 @@ def concatenate(parts: list[TeacherData]) -> TeacherData:
     arrays["source"] = np.repeat(np.arange(len(parts), dtype=np.int16), [len(p) for p in parts])
     return TeacherData(parts[0].manifest, arrays, parts[0].observation_size, parts[0].num_actions)
 
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m euchre_agents.teacher OUT --shards N [--workers W] [--label true|pimc|rollout] [...]`."""
-    import argparse
-    import time
-
-    parser = argparse.ArgumentParser(prog="python -m euchre_agents.teacher", description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="folder of the data (created, or resumed if it exists)")
-    parser.add_argument("--shards", type=int, required=True, help="shards 0..N-1 (hands = N * games_per_shard)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes")
-    parser.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE", help="Rules options (default rules)")
-    defaults = TeacherSettings()
-    for field in dataclasses.fields(TeacherSettings):
-        flag = "--" + field.name.replace("_", "-")
-        default = getattr(defaults, field.name)
-        parser.add_argument(flag, type=_boolean if isinstance(default, bool) else type(default), default=default)
-    cli = parser.parse_args(argv)
-    try:
-        rules = Rules.from_dict({k: _literal(v) for k, _, v in (item.partition("=") for item in cli.rules)})
-        settings = TeacherSettings(**{f.name: getattr(cli, f.name) for f in dataclasses.fields(TeacherSettings)})
-        start = time.perf_counter()
-        before = sum(read_manifest(cli.out)["shards"].values()) if (Path(cli.out) / MANIFEST).exists() else 0
-        manifest = generate(cli.out, cli.shards, rules, settings, workers=cli.workers)
-    except (TeacherDataError, ValueError) as e:
-        parser.exit(2, f"{parser.prog}: error: {e}\n")
-    except KeyboardInterrupt:
-        parser.exit(130, f"\ninterrupted; the shards written are kept: run the same command again to continue\n")
-    made = sum(manifest["shards"].values()) - before
-    seconds = time.perf_counter() - start
-    print(
-        f"{cli.out}: {sum(manifest['shards'].values())} labelled decisions in {len(manifest['shards'])} shards; "
-        f"this run {made} in {seconds:.0f} s ({made / max(seconds, 1e-9) / max(cli.workers, 1):.0f} per second per worker)"
-    )
-    return 0
-
-
-def _boolean(text: str) -> bool:
-    """A true/false option value (argparse's `bool` would read "false" as true)."""
-    if text.lower() not in ("true", "false"):
-        raise ValueError(f"{text!r} is not true or false")
-    return text.lower() == "true"
-
-
-def _literal(text: str) -> Any:
-    """A `--rules` value: int, bool or string."""
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -14,8 +14,8 @@ from typing import Callable
 import numpy as np
 
 from euchre_env import kernels
-from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, Deck, deck_for
-from euchre_env.deal_keys import deck_orders, game_key, game_keys
+from euchre_env.cards import HAND_SIZE, NUM_SEATS, Deck, deck_for
+from euchre_env.deal_keys import game_key, game_keys
 from euchre_env.observation import (
     CARD_CELLS,
     CARD_FIELDS,
@@ -48,7 +48,6 @@ __all__ = [
     "NUM_DECISION_PHASES", "PACKET_SEAT", "REWARD_POINTS", "REWARD_WIN", "REWARDS", "TAIL_FIELDS", "DealError",
     "Engine", "EuchreState", "IllegalActionError", "OneGame", "Phase", "game_key", "game_keys",
 ]
-MAX_CUTS = kernels.MAX_CUTS
 OBSERVATION_DTYPES = (np.float32, np.uint8)
 
 
@@ -185,18 +184,6 @@ class Engine:
         kernels.prepare_rows(state.arrays(), self.table, np.zeros(1, np.int64), kernels.START_DEALT_HAND)
         return state
 
-    def _shuffle(self, state: EuchreState, rows: np.ndarray) -> np.ndarray:
-        """(m, C) the deck order of each row's next deal (from its key and deal count); advances deal_count."""
-        rows = np.asarray(rows, dtype=np.int64)
-        perms = deck_orders(state.key[rows], state.deal_count[rows].astype(np.int64), self.num_cards)
-        state.deal_count[rows] += 1
-        return perms
-
-    def _update_legal(self, state: EuchreState, rows: np.ndarray | None = None) -> None:
-        """Rebuild the legal-action mask of the given rows (all rows when None)."""
-        rows = np.arange(state.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
-        kernels.prepare_rows(state.arrays(), self.table, rows, kernels.UPDATE_LEGAL)
-
     def legal_actions(self, state: EuchreState, row: int = 0) -> list[int]:
         """Legal action ids of one game, ascending."""
         return np.flatnonzero(state.legal[row]).tolist()
@@ -263,27 +250,16 @@ class Engine:
         )
         return out
 
-    def trick_winner(self, trump: int, leader: int, cards: list[int]) -> int:
-        """Seat that wins a finished trick: `cards[seat]` is the card each seat played, -1 for a seat sitting out.
-
-        A public query for tools that show a game (the engine's own steps record `trick_winner`)."""
-        if not 0 <= trump < NUM_SUITS or not 0 <= leader < NUM_SEATS or len(cards) != NUM_SEATS or cards[leader] < 0:
-            raise ValueError(f"trick_winner needs a trump 0-3, a leader 0-3 who played and 4 cards, got {trump}, {leader}, {cards}")
-        if any(not -1 <= c < self.num_cards for c in cards):
-            raise ValueError(f"trick_winner: cards are ids 0-{self.num_cards - 1} (or -1 for a seat sitting out), got {cards}")
-        played = np.asarray(cards, np.int64)
-        return int(kernels.trick_winner(self.table, trump, kernels.led_suit(self.table, trump, played[leader]), played))
+    def game_winner(self, state: EuchreState) -> np.ndarray:
+        """(N,) the team (0 = seats 0/2, 1 = seats 1/3) that won each game or rubber episode, else -1."""
+        out = np.empty(state.num_games, np.int64)
+        kernels.game_winner_rows(self.table, state.score, state.games_won, out)
+        return out
 
     def rubber_score(self, state: EuchreState) -> np.ndarray:
-        """(N, 2) rubber points: the rubber's winners get the bonus plus their point difference."""
+        """(N, 2) rubber points: once a rubber is won, its winners get the bonus plus their point difference."""
         out = np.zeros((state.num_games, 2), np.int32)
-        done = state.games_won.max(axis=1) >= self.rules.rubber_games
-        winner = np.argmax(state.games_won, axis=1)
-        rows = np.flatnonzero(done)
-        w = winner[rows]
-        # 004_*: "the difference between their points and those of their opponents", signed.
-        diff = state.rubber_points[rows, w] - state.rubber_points[rows, 1 - w]
-        out[rows, w] = self.rules.rubber_bonus + diff
+        kernels.rubber_score_rows(self.table, state.games_won, state.rubber_points, out)
         return out
 
     # ------------------------------------------------------------------ observations

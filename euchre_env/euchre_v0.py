@@ -8,7 +8,7 @@
 | Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
 | Action shape       | (1,)                                                   |
 | Action values      | Discrete(31) for the default 24-card deck (num_cards + 7) |
-| Observation shape  | (487,) for the default deck (see the README's layout)  |
+| Observation shape  | (487,) for the default deck (docs/environment.md)      |
 | Observation values | [0, 4]                                                 |
 
 `player_0` and `player_2` are partners against `player_1` and `player_3`. Play goes clockwise,
@@ -17,7 +17,8 @@ who leads, scoring, game target) come from one `euchre_env.Rules` config and are
 `euchre_env.engine`; this module only translates.
 
 ### Arguments
-`euchre_v0.env(rules=Rules(), episode="game", reward="points", render_mode=None, max_hands=10_000)`
+`euchre_v0.env(rules=Rules(), episode="hand", reward="points", render_mode=None, max_hands=10_000)`
+(the defaults every env shares, `euchre_env.defaults.ENV_DEFAULTS`; docs/environment.md)
 - `rules`: a `Rules` config (defaults follow the primary rules document).
 - `episode`: `"hand"` ends after one hand, `"game"` plays hands until a side reaches
   `rules.target_points`, `"rubber"` plays games until a side has won `rules.rubber_games`.
@@ -41,7 +42,7 @@ the upcard and whether it was turned down, the dealer, every bid in order, trump
 and who sits out, its own discard if it is the dealer, the decision being asked, every card played with
 who played it and in which trick, the current trick, each trick's leader, tricks won per team and, in
 game and rubber episodes, the score (and games won). Nothing it could not know. The cells of each
-feature are in `env.unwrapped.engine.observation_layout` (the README draws the layout).
+feature are in `env.unwrapped.engine.observation_layout` (docs/environment.md draws the layout).
 
 ### Legal Actions Mask
 `action_mask[a] == 1` exactly for the legal actions of the agent to act; all zeros for every other
@@ -56,8 +57,7 @@ An illegal action raises `IllegalActionError` naming it and the legal ones; the 
 always get the same reward and the two teams' rewards sum to zero. `reward="win"`: +1/-1 at the end.
 
 ### Version History
-* v0: first release. (Before the first release the observation's cells were reordered, 16 per card;
-  checkpoints saved with the earlier order still load, see `euchre_agents.ppo`; and `max_hands` was added.)
+* v0: first release.
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ from pettingzoo import AECEnv
 
 from euchre_env import _wrappers
 from euchre_env.cards import NUM_SEATS, SUIT_NAMES, SUIT_SYMBOLS
+from euchre_env.defaults import ENV_DEFAULTS
 from euchre_env.engine import (
-    EPISODE_GAME,
     DealError,
     Engine,
     EuchreState,
@@ -82,7 +82,7 @@ from euchre_env.engine import (
 )
 from euchre_env.record import legal_mask
 from euchre_env.rules import Rules
-from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
+from euchre_env.truncation import check_max_hands
 
 AGENTS = [f"player_{i}" for i in range(NUM_SEATS)]
 _HAND_OVER = int(Phase.HAND_OVER)
@@ -108,10 +108,10 @@ class raw_env(AECEnv):
     def __init__(
         self,
         rules: Rules | None = None,
-        episode: str = EPISODE_GAME,
-        reward: str = "points",
+        episode: str = ENV_DEFAULTS.episode,
+        reward: str = ENV_DEFAULTS.reward,
         render_mode: str | None = None,
-        max_hands: int | None = DEFAULT_MAX_HANDS,
+        max_hands: int | None = ENV_DEFAULTS.max_hands,
     ):
         super().__init__()
         self.max_hands = check_max_hands(max_hands)

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from euchre_env.cards import NUM_SEATS, NUM_SUITS, NUM_TRICKS
-from euchre_env.engine import MAX_BIDS, Engine
+from euchre_env.cards import NUM_SEATS, NUM_SUITS, PASS_OFFSET, SUIT_OFFSET
+from euchre_env.engine import Engine
+from euchre_env.observation import block_shapes
 
 BID_NONE = -1
 BID_PASS = NUM_SUITS
@@ -67,34 +68,32 @@ def decode(engine: Engine, obs: np.ndarray) -> InfoSet:
         obs = obs[None]
     if obs.shape[1] != engine.observation_size:
         raise ValueError(f"observation has {obs.shape[1]} entries; this engine's layout has {engine.observation_size}")
-    lay = engine.observation_layout
-    n, c = obs.shape[0], engine.num_cards
+    lay, shapes = engine.observation_layout, block_shapes(engine.num_cards)
+    n = obs.shape[0]
     on = obs > 0.5
 
     def part(name: str) -> np.ndarray:
-        return on[:, lay[name]]
+        """(n, *shape) the block's cells along its axes (`BLOCK_AXES`), as bools."""
+        return on[:, lay[name]].reshape(n, *shapes[name])
 
-    bids_raw = _onehot_index(part("bids").reshape(n, MAX_BIDS, 1 + NUM_SUITS))
-    bids = np.where(bids_raw == 0, BID_PASS, np.where(bids_raw > 0, bids_raw - 1, BID_NONE))
-    played_by = _onehot_index(part("played_by").reshape(n, c, NUM_SEATS))
-    played_in_trick = _onehot_index(part("played_in_trick").reshape(n, c, NUM_TRICKS))
-    won = part("tricks_won").reshape(n, 2, NUM_TRICKS + 1)
+    choice = _onehot_index(part("bids"))
+    bids = np.where(choice == PASS_OFFSET, BID_PASS, np.where(choice >= SUIT_OFFSET, choice - SUIT_OFFSET, BID_NONE))
     score = obs[:, lay["score"]] * engine.rules.target_points
     return InfoSet(
-        hand=part("hand").copy(),
+        hand=part("hand"),
         upcard=_onehot_index(part("upcard")),
-        upcard_turned_down=part("upcard_turned_down")[:, 0].copy(),
+        upcard_turned_down=part("upcard_turned_down"),
         dealer=_onehot_index(part("dealer")),
         bids=bids,
         trump=_onehot_index(part("trump")),
         maker=_onehot_index(part("maker")),
-        alone=part("alone").copy(),
-        sitting_out=part("sitting_out").copy(),
+        alone=part("alone"),
+        sitting_out=part("sitting_out"),
         own_discard=_onehot_index(part("own_discard")),
         phase=_onehot_index(part("phase")),
-        played_by=played_by,
-        played_in_trick=played_in_trick,
-        trick_leader=_onehot_index(part("trick_leader").reshape(n, NUM_TRICKS, NUM_SEATS)),
-        tricks_won=won.argmax(axis=-1),
+        played_by=_onehot_index(part("played_by")),
+        played_in_trick=_onehot_index(part("played_in_trick")),
+        trick_leader=_onehot_index(part("trick_leader")),
+        tricks_won=part("tricks_won").argmax(axis=-1),
         score=np.rint(score).astype(np.int64),
     )

@@ -29,7 +29,7 @@ from euchre_env.state import HAND_POINTS_FIELD, LEGAL_FIELD, MAX_BIDS, PHASE_FIE
 from euchre_env.tables import (
     DEAL_SIZE, GAME_EPISODE, HAND_EPISODE, RUBBER_EPISODE, T_ALONE_WHEN_NAMING, T_EFFECTIVE_SUIT, T_EPISODE,
     T_FIRST_DEALER_CUT, T_LEAD_LEFT_OF_LONE, T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_MAY_BURY_UPCARD,
-    T_NUM_ACTIONS, T_NUM_CARDS, T_PACKET_SEAT, T_RANK, T_REWARD_WIN, T_RUBBER_GAMES, T_STICK_THE_DEALER,
+    T_NUM_ACTIONS, T_NUM_CARDS, T_PACKET_SEAT, T_RANK, T_REWARD_WIN, T_RUBBER_BONUS, T_RUBBER_GAMES, T_STICK_THE_DEALER,
     T_SUIT_CARDS, T_TARGET, T_THROW_IN_ENDS_HAND, T_THROW_IN_SAME_DEALER, T_TRICK_STRENGTH, T_UPCARD_SUIT,
 )
 
@@ -184,9 +184,14 @@ def legal_actions(r, t):
     if phase == MAKER_ALONE_PHASE or phase == DEFENDER_ALONE_PHASE:
         return (one << (c + ALONE_OFFSET)) | (one << (c + PARTNER_OFFSET))
     if phase == DISCARD_PHASE:
-        held = bit_set(r, HAND + r[DEALER] * c, c)
-        return held if t[T_MAY_BURY_UPCARD] else held & ~(one << r[UPCARD])
+        return buriable(t, bit_set(r, HAND + r[DEALER] * c, c), r[UPCARD])
     return np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def buriable(t, held, upcard):
+    """The cards of the dealer's bit set `held` (after the pickup) that it may bury: all, or all but the upcard."""
+    return held if t[T_MAY_BURY_UPCARD] else held & ~(np.int64(1) << upcard)
 
 
 @njit(cache=True, inline="always")
@@ -510,13 +515,13 @@ def step_rows(s, t, actions, rewards):
     return -1
 
 
-RESTART, START_DEALT_HAND, UPDATE_LEGAL = range(3)
+RESTART, START_DEALT_HAND = range(2)
 """What `prepare_rows` does to each row."""
 
 
 @njit(cache=True)
 def prepare_rows(s, t, rows, what):
-    """For each row: a fresh episode, a hand from the cards already in `hand`, or the legal mask."""
+    """For each row: a fresh episode (`RESTART`) or a hand from the cards already in `hand` (`START_DEALT_HAND`)."""
     t = unowned(t)
     records = np.empty((CHUNK, record_size(t[T_NUM_CARDS])), RECORD_DTYPE)
     for start in range(0, rows.shape[0], CHUNK):
@@ -526,10 +531,8 @@ def prepare_rows(s, t, rows, what):
             r = row_view(records, i)
             if what == RESTART:
                 restart(r, t)
-            elif what == START_DEALT_HAND:
-                start_hand(r, t)
-                update_legal(r, t)
             else:
+                start_hand(r, t)
                 update_legal(r, t)
         store_rows(records, *s, chunk, True)
 
@@ -555,6 +558,38 @@ def hand_points_rows(t, maker, alone, lone_defender, tricks_won, rows, out):
         makers, defenders = hand_points(t, alone[g], lone_defender[g], tricks_won[g, team])
         out[i, team] = makers
         out[i, 1 - team] = defenders
+
+
+@njit(cache=True)
+def game_winner_rows(t, score, games_won, out):
+    """(N,) the team that won each game episode (reached the target) or rubber episode (won its games),
+    -1 where none has yet or the episode is one hand."""
+    episode = t[T_EPISODE]
+    for g in range(score.shape[0]):
+        out[g] = -1
+        for side in range(2):
+            if episode == GAME_EPISODE and score[g, side] >= t[T_TARGET]:
+                out[g] = side
+            elif episode == RUBBER_EPISODE and games_won[g, side] >= t[T_RUBBER_GAMES]:
+                out[g] = side
+
+
+@njit(cache=True)
+def rubber_score(t, games_won, rubber_points, out):
+    """A rubber's score per side into out (2,): once a side has won the rubber, it takes the rubber bonus
+    plus its points' difference over the other side (signed, 004_*); zeros while the rubber is on."""
+    out[0] = 0
+    out[1] = 0
+    w = 0 if games_won[0] >= games_won[1] else 1
+    if games_won[w] >= t[T_RUBBER_GAMES]:
+        out[w] = t[T_RUBBER_BONUS] + rubber_points[w] - rubber_points[1 - w]
+
+
+@njit(cache=True)
+def rubber_score_rows(t, games_won, rubber_points, out):
+    """(N, 2) `rubber_score` of every game."""
+    for g in range(games_won.shape[0]):
+        rubber_score(t, games_won[g], rubber_points[g], out[g])
 
 
 # ------------------------------------------------------------------ one game (the AEC env's record)

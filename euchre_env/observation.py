@@ -2,7 +2,8 @@
 
 Card features come first, 16 cells per card (`CARD_FIELDS`), then the per-hand features
 (`TAIL_FIELDS`). Seats are relative to the observer: 0 = itself, 1 = its left, 2 = its partner,
-3 = its right. `observation_layout(C)[name]` lists each feature's cells in its logical order.
+3 = its right. `observation_layout(C)[name]` lists each block's cells along its axes (`BLOCK_AXES`), the
+one statement of the layout that decoders and relabellings derive from.
 Every cell is 0 or 1 except the score cells of game and rubber episodes (points / target, and
 games won). `encode` writes float32 or uint8 observations: the same cells, except that a uint8
 observation holds the score in points (multiply by `observation_scale` for the float32 values). The encoder reads a game record (`record.py`);
@@ -38,30 +39,56 @@ from euchre_env.state import MAX_BIDS, NUM_DECISION_PHASES
 from euchre_env.tables import HAND_EPISODE, RUBBER_EPISODE, T_EPISODE, T_NUM_CARDS, T_TARGET
 
 CARD_CELLS = 16
-CARD_FIELDS = (
-    ("hand", 1),
-    ("upcard", 1),
-    ("own_discard", 1),
-    ("played_by", NUM_SEATS),
-    ("played_in_trick", NUM_TRICKS),
-    ("current_trick", NUM_SEATS),
+AXIS_SIZES = {
+    "seat": NUM_SEATS,
+    "trick": NUM_TRICKS,
+    "suit": NUM_SUITS,
+    "phase": NUM_DECISION_PHASES,
+    "team": 2,
+    "tricks": NUM_TRICKS + 1,
+    "bid": MAX_BIDS,
+    "bid_choice": 1 + NUM_SUITS,
+}
+"""The size of each axis a block is indexed by, besides `card` (the deck's size). Seats are relative to the
+observer, teams are (own, other), `tricks` counts tricks won 0-5, and a `bid_choice` is a pass (cell
+`PASS_OFFSET`) or a suit (cell `SUIT_OFFSET + suit`)."""
+CARD_BLOCKS = (
+    ("hand", ("card",)),
+    ("upcard", ("card",)),
+    ("own_discard", ("card",)),
+    ("played_by", ("card", "seat")),
+    ("played_in_trick", ("card", "trick")),
+    ("current_trick", ("seat", "card")),
 )
+"""The blocks of per-card cells and their axes, in order; each card's cells sit together (`CARD_CELLS`)."""
+TAIL_BLOCKS = (
+    ("upcard_turned_down", ()),
+    ("dealer", ("seat",)),
+    ("trump", ("suit",)),
+    ("maker", ("seat",)),
+    ("alone", ("seat",)),
+    ("sitting_out", ("seat",)),
+    ("phase", ("phase",)),
+    ("tricks_won", ("team", "tricks")),
+    ("trick_leader", ("trick", "seat")),
+    ("bids", ("bid", "bid_choice")),
+    ("score", ("team",)),
+    ("games_won", ("team",)),
+)
+"""The blocks after the card cells and their axes, in order."""
+BLOCK_AXES: dict[str, tuple[str, ...]] = dict(CARD_BLOCKS + TAIL_BLOCKS)
+"""Each block's axes, in the order `observation_layout` lists its cells (a block with no axis is one cell)."""
+
+
+def _cells_per_card(axes: tuple[str, ...]) -> int:
+    return int(np.prod([AXIS_SIZES[a] for a in axes if a != "card"], dtype=np.int64))
+
+
+CARD_FIELDS = tuple((name, _cells_per_card(axes)) for name, axes in CARD_BLOCKS)
 """The observation's 16 cells per card, in order (seats relative to the observer)."""
-TAIL_FIELDS = (
-    ("upcard_turned_down", 1),
-    ("dealer", NUM_SEATS),
-    ("trump", NUM_SUITS),
-    ("maker", NUM_SEATS),
-    ("alone", NUM_SEATS),
-    ("sitting_out", NUM_SEATS),
-    ("phase", NUM_DECISION_PHASES),
-    ("tricks_won", 2 * (NUM_TRICKS + 1)),
-    ("trick_leader", NUM_TRICKS * NUM_SEATS),
-    ("bids", 2 * NUM_SEATS * (1 + NUM_SUITS)),
-    ("score", 2),
-    ("games_won", 2),
-)
+TAIL_FIELDS = tuple((name, _cells_per_card(axes)) for name, axes in TAIL_BLOCKS)
 """The observation's cells after the card records, in order."""
+assert sum(width for _, width in CARD_FIELDS) == CARD_CELLS
 
 
 def _offsets(fields: tuple) -> dict[str, int]:
@@ -89,13 +116,19 @@ def observation_size(num_cards: int) -> int:
     return CARD_CELLS * num_cards + TAIL_SIZE
 
 
+def block_shapes(num_cards: int) -> dict[str, tuple[int, ...]]:
+    """Each block's shape along its axes (`BLOCK_AXES`) for a deck of `num_cards`."""
+    sizes = {**AXIS_SIZES, "card": num_cards}
+    return {name: tuple(sizes[a] for a in axes) for name, axes in BLOCK_AXES.items()}
+
+
 def observation_layout(num_cards: int) -> dict[str, np.ndarray]:
-    """Each feature's cells, in its logical order (card-major for card features; `current_trick` seat-major)."""
+    """Each block's cells, in the order of its axes (`BLOCK_AXES`): `cells.reshape(block_shapes(C)[name])`."""
     cards = np.arange(num_cards)
     layout: dict[str, np.ndarray] = {}
     for name, width in CARD_FIELDS:
         cells = CARD_CELLS * cards[:, None] + _CARD[name] + np.arange(width)[None, :]  # (card, item)
-        layout[name] = (cells.T if name == "current_trick" else cells).reshape(-1)
+        layout[name] = (cells if BLOCK_AXES[name][0] == "card" else cells.T).reshape(-1)
     tail = CARD_CELLS * num_cards
     for name, width in TAIL_FIELDS:
         layout[name] = tail + _TAIL[name] + np.arange(width)

@@ -17,6 +17,8 @@ so that Gymnasium's env checker can step with unmasked samples), or raises `Ille
 
 `max_hands` (default 10,000, far beyond any real episode; None: no limit) truncates an episode once
 that many hands are over (scored or thrown in): `truncated=True`, as Gymnasium's time limits do.
+The defaults of `episode`, `reward` and `max_hands` are the ones every env shares
+(`euchre_env.defaults.ENV_DEFAULTS`, tabled in docs/environment.md).
 
 A bot is a policy object with `act(obs (n, D), mask (n, A)) -> (n,) actions` (an `euchre_agents.Agent`, or
 any object of that shape), or a spec string such as "heuristic" or "pimc:worlds=20". This package
@@ -34,9 +36,11 @@ import gymnasium
 import numpy as np
 
 from euchre_env.cards import NUM_SEATS
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, OneGame, Phase, game_key
+from euchre_env.defaults import ENV_DEFAULTS
+from euchre_env.engine import Engine, EuchreState, OneGame, Phase, game_key
+from euchre_env.play import play
 from euchre_env.rules import Rules
-from euchre_env.truncation import DEFAULT_MAX_HANDS, check_max_hands
+from euchre_env.truncation import check_max_hands
 
 _HAND_OVER = int(Phase.HAND_OVER)
 ILLEGAL_RANDOM = "random"
@@ -78,10 +82,10 @@ class EuchreSingleEnv(gymnasium.Env):
         seat: int = 0,
         partner: Any = "random",
         opponents: Any = "random",
-        episode: str = EPISODE_HAND,
-        reward: str = "points",
+        episode: str = ENV_DEFAULTS.episode,
+        reward: str = ENV_DEFAULTS.reward,
         illegal_action: str = ILLEGAL_RANDOM,
-        max_hands: int | None = DEFAULT_MAX_HANDS,
+        max_hands: int | None = ENV_DEFAULTS.max_hands,
     ):
         self.max_hands = check_max_hands(max_hands)
         if isinstance(rules, dict):
@@ -115,12 +119,15 @@ class EuchreSingleEnv(gymnasium.Env):
         return self.game.phase >= _HAND_OVER
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal from the env's random stream and let the bots play up to the learner's first decision."""
+        """Deal from the env's random stream and let the bots play up to the learner's first decision.
+
+        With a seed, every bot that has `reseed(seed)` (each `euchre_agents.Agent`) is reseeded from (seed, its seat).
+        """
         super().reset(seed=seed)
         if seed is not None:
             for s, bot in self.bots.items():
-                if hasattr(bot, "rng"):
-                    bot.rng = np.random.default_rng([seed, s])
+                if callable(getattr(bot, "reseed", None)):
+                    bot.reseed([seed, s])
         while True:
             self.game = self.engine.init_one(game_key(self.np_random), self.game)
             reward = self._play_bots()
@@ -164,17 +171,20 @@ class EuchreSingleEnv(gymnasium.Env):
 
     def _play_bots(self) -> float:
         """Bots act until the learner is to act or the episode ends; the learner's reward meanwhile."""
-        total = 0.0
         game = self.game
-        while game.phase < _HAND_OVER and (seat := game.to_play) != self.seat:
-            bot = self.bots[seat]
-            obs, mask = self.engine.observe_one(game, seat)[None], game.legal()[None]
-            if getattr(bot, "needs_full_state", False):
-                action = bot.act(obs, mask, self.state, np.array([0]))
-            else:
-                action = bot.act(obs, mask)
-            total += self._step(int(np.asarray(action).reshape(-1)[0]))
-        return total
+        if game.phase >= _HAND_OVER or game.to_play == self.seat:
+            return 0.0
+        seats = sorted(self.bots)
+        seat_bot = np.zeros(NUM_SEATS, np.int64)  # the learner's seat is never played here: `until` stops there
+        seat_bot[seats] = np.arange(len(seats))
+        state = game.state
+        rewards = np.zeros((1, NUM_SEATS))
+        play(self.engine, state, [self.bots[s] for s in seats], seat_bot, until=self._learners_turn, rewards=rewards)
+        game.read(state)
+        return float(rewards[0, self.seat])
+
+    def _learners_turn(self, state: EuchreState) -> np.ndarray:
+        return state.to_play == self.seat
 
     def _observation(self) -> np.ndarray:
         return self.engine.observe_one(self.game, self.seat)

@@ -16,8 +16,8 @@ from euchre_env.state import EPISODES, REWARD_WIN
     T_NUM_CARDS, T_NUM_ACTIONS, T_STICK_THE_DEALER, T_THROW_IN_SAME_DEALER, T_ALONE_WHEN_NAMING,
     T_LONE_DEFENDER, T_LONE_DEFENDER_POINTS, T_LEAD_LEFT_OF_LONE, T_MAY_BURY_UPCARD, T_TARGET,
     T_RUBBER_GAMES, T_FIRST_DEALER_CUT, T_THROW_IN_ENDS_HAND, T_EPISODE, T_REWARD_WIN,
-    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT, T_SUIT_CARDS,
-) = range(21)
+    T_RANK, T_UPCARD_SUIT, T_EFFECTIVE_SUIT, T_TRICK_STRENGTH, T_PACKET_SEAT, T_SUIT_CARDS, T_RUBBER_BONUS,
+) = range(22)
 NUM_SLOTS = 24
 HAND_EPISODE, GAME_EPISODE, RUBBER_EPISODE = range(3)
 EPISODE_CODE = {name: code for code, name in enumerate(EPISODES)}
@@ -65,6 +65,7 @@ def kernel_table(rules: Rules, episode: str, reward: str, deck: Deck) -> np.ndar
     slots[T_MAY_BURY_UPCARD] = rules.dealer_may_bury_upcard
     slots[T_TARGET] = rules.target_points
     slots[T_RUBBER_GAMES] = rules.rubber_games
+    slots[T_RUBBER_BONUS] = rules.rubber_bonus
     slots[T_FIRST_DEALER_CUT] = rules.first_dealer == FIRST_DEALER_CUT
     slots[T_THROW_IN_ENDS_HAND] = rules.throw_in_ends_hand_episode
     slots[T_EPISODE] = EPISODE_CODE[episode]

@@ -3,16 +3,13 @@
 A hand counts once it is over, scored or thrown in. Real play always ends (every scored hand moves
 a side towards the target), but a policy that never names trump under `stick_the_dealer=False`
 throws in every hand forever; `max_hands` ends such an episode with `truncated=True` (PettingZoo's
-and Gymnasium's flag for "stopped from outside", as opposed to `terminated`).
+and Gymnasium's flag for "stopped from outside", as opposed to `terminated`). The default is
+`ENV_DEFAULTS.max_hands` (`euchre_env.defaults`).
 """
 
 from __future__ import annotations
 
 from numbers import Integral
-
-DEFAULT_MAX_HANDS = 10_000
-"""The AEC and single-agent envs' default: more than twice the scored hands of the longest legal
-episode (a rubber of 19 games to 100 points has at most 19 * 199), so it never cuts a real game."""
 
 
 def check_max_hands(max_hands: int | None) -> int | None:

@@ -1,21 +1,24 @@
 """A batched API over the engine for self-play training and fast evaluation.
 
-`EuchreVectorEnv` advances N games with one call holding one action per game (for the seat to act in
-that game) and returns that seat's observation and legal mask, the acting seat per game, rewards for
-all four seats, and done flags. Finished games restart in the same call (Gymnasium's `SAME_STEP`
+`EuchreVectorEnv` is a `gymnasium.vector.VectorEnv`. It advances N games with one call holding one
+action per game (for the seat to act in that game) and returns that seat's observation, the rewards
+of all four seats (N, 4), and done flags; `info["action_mask"]` and `info["to_play"]` hold each game's
+legal mask and acting seat. Finished games restart in the same call (Gymnasium's `SAME_STEP`
 autoreset): the observation returned for a finished game is the first decision of its next episode,
-while the rewards and `terminated` flag belong to the episode that just ended.
+while the rewards and `terminated` flag belong to the episode that just ended. `observe(seats)` gives
+each game's observation from any seat.
 
-`max_hands` (default None: no limit) truncates a game once that many of its hands are over (scored or
-thrown in) and its episode is not: `truncated[i]` is True and the game restarts in the same call, like
-a finished one. Real play always ends; this only guards against a policy that never names trump
-under `stick_the_dealer=False`.
+`max_hands` (default 10,000, `ENV_DEFAULTS`; None: no limit) truncates a game once that many of its
+hands are over (scored or thrown in) and its episode is not: `truncated[i]` is True and the game
+restarts in the same call, like a finished one. Real play always ends; this only guards against a
+policy that never names trump under `stick_the_dealer=False`.
 
 The games live as game records (`record.py`, one row each of an (N, R) matrix) that the rule kernels
 step in place, with the autoreset and the observations in the same pass (`kernels.records_step`).
 `env.state` is the same games as an `EuchreState`: once it has been read (or set), every step reads
 the games from it and writes them back, so it stays current and a state changed or set from outside
-is the one that plays on; until then the records alone are stepped.
+is the one that plays on; until then the records alone are stepped. Training reads what it needs from
+`info` and `observe` and never reads `state`, so it stays on the records path.
 
 `random_legal_actions` (the env's method, or the function over any (N, A) mask) picks one legal action
 per game uniformly in compiled code, for random play and random opponents.
@@ -27,14 +30,18 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.vector import AutoresetMode
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
 from numba import njit
 
 from euchre_env import kernels
+from euchre_env.cards import NUM_SEATS
 from euchre_env.deal_keys import mix64
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, IllegalActionError, game_keys
+from euchre_env.defaults import ENV_DEFAULTS
+from euchre_env.engine import Engine, EuchreState, IllegalActionError, game_keys
+from euchre_env.observation import encode
 from euchre_env.record import DEAL_COUNT, blank_record, get_legal, load_rows, store_rows
-from euchre_env.rows import row_view
+from euchre_env.rows import row_view, unowned
 from euchre_env.rules import Rules
 from euchre_env.state import FIELDS
 from euchre_env.truncation import check_max_hands
@@ -42,7 +49,7 @@ from euchre_env.truncation import check_max_hands
 _DTYPE = {name: dtype for name, dtype, _, _ in FIELDS}
 
 
-class EuchreVectorEnv:
+class EuchreVectorEnv(VectorEnv):
     """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`.
 
     `copy=False` returns one observation buffer that every reset and step overwrites (as Gymnasium's
@@ -50,19 +57,24 @@ class EuchreVectorEnv:
     must be copied by the caller. `obs_dtype=np.uint8` returns the same cells as uint8 (4x less
     memory traffic to a GPU learner); the score cells of game and rubber episodes then hold points:
     multiply by `engine.observation_scale` for the float32 values.
+
+    Unlike most Gymnasium vector envs, `rewards` is (N, 4), one column per seat: every seat's reward
+    comes back from every step, whoever acted. `np_random` is seeded with the deals (the constructor's
+    seed, or reset's); the deals themselves depend only on (seed, game), and `random_legal_actions()`
+    draws from `np_random` when given no generator.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": "euchre_vector_v0"}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "name": "euchre_vector_v0", "render_modes": []}
 
     def __init__(
         self,
         num_envs: int,
         rules: Rules | None = None,
-        episode: str = EPISODE_HAND,
-        reward: str = "points",
+        episode: str = ENV_DEFAULTS.episode,
+        reward: str = ENV_DEFAULTS.reward,
         seed: int | None = None,
         copy: bool = True,
-        max_hands: int | None = None,
+        max_hands: int | None = ENV_DEFAULTS.max_hands,
         obs_dtype: type = np.float32,
     ):
         self.max_hands = check_max_hands(max_hands)
@@ -85,6 +97,8 @@ class EuchreVectorEnv:
         self.observation_space = gymnasium.spaces.Box(0, high, (self.num_envs, size), self.obs_dtype)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(self.num_envs, self.engine.num_actions))
         self._seed = seed
+        if seed is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
         self.copy = bool(copy)
         self._obs_buffer: np.ndarray | None = None
         self._first_deal: np.ndarray | None = None
@@ -116,6 +130,24 @@ class EuchreVectorEnv:
     def state(self, value: EuchreState | None) -> None:
         self._state, self._records, self._last = value, None, None
 
+    def snapshot(self) -> EuchreState:
+        """A copy of the games as an `EuchreState` (what a checkpoint saves); unlike reading `state`, it
+        leaves the env on the records-only path."""
+        if self._state is not None:
+            return self._state.copy()
+        if self._records is None:
+            raise RuntimeError("call reset() before snapshot()")
+        return self._snapshot()
+
+    def load(self, state: EuchreState) -> None:
+        """Continue from a copy of `state`'s games (same rules; a `snapshot`); unlike setting `state`, the env
+        stays on the records-only path. `max_hands` counts the hands from here."""
+        n = state.num_games
+        self._state, self._first_deal = None, None
+        self._records = np.empty((n, self._blank.size), self._blank.dtype)
+        load_rows(*state.arrays(), np.arange(n), self._records, True)
+        self._last = state.legal.copy(), state.to_play.astype(np.int64)
+
     def _games(self) -> np.ndarray:
         """The games as records; read from `state` when it has been read or set (the caller may have changed it)."""
         if self._state is not None:
@@ -125,10 +157,11 @@ class EuchreVectorEnv:
             load_rows(*self._state.arrays(), np.arange(n), self._records, True)
         return self._records
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start N new episodes. Game i's deals depend only on (seed, i)."""
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start N new episodes. Game i's deals depend only on (seed, i); no seed: the constructor's."""
         if seed is None:
             seed = self._seed
+        super().reset(seed=seed)
         self._state, self._records = None, np.repeat(self._blank[None], self.num_envs, axis=0)
         obs, legal, to_play = self._outputs(self.num_envs)
         keys = game_keys(seed, self.num_envs)
@@ -182,9 +215,30 @@ class EuchreVectorEnv:
         self._last = legal, to_play
         return obs, rewards, terminated, truncated, info
 
-    def random_legal_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """(N,) int64 one legal action per game, uniformly at random from `rng`, for the masks the last
-        reset or step returned (a compiled pick: the cheap way to drive random play)."""
+    def observe(self, seats: int | np.ndarray) -> np.ndarray:
+        """(N, D) each game's observation from seat `seats[g]` (one int: that seat in every game), in the
+        env's dtype, as a new array. Read from the records: it does not switch the env to `state`.
+
+        After a step, a game whose episode ended is seen at the start of its next episode.
+        """
+        if self._records is None and self._state is None:
+            raise RuntimeError("call reset() before observe()")
+        records = self._games()
+        n = records.shape[0]
+        me = np.asarray(seats)
+        if me.ndim == 0:
+            me = np.full(n, me)
+        if me.shape != (n,) or me.dtype.kind not in "iu" or me.min() < 0 or me.max() >= NUM_SEATS:
+            raise ValueError(f"seats must be one seat number 0-3 or {n} of them (one per game), got {seats!r}")
+        out = np.empty((n, self.engine.observation_size), self.obs_dtype)
+        _observe_records(records, self.engine.table, me.astype(np.int64, copy=False), out, self._divide_score)
+        return out
+
+    def random_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """(N,) int64 one legal action per game, uniformly at random from `rng` (default `np_random`),
+        for the masks the last reset or step returned (a compiled pick: the cheap way to drive random play)."""
+        if rng is None:
+            rng = self.np_random
         if self._state is not None or self._records is None:
             return random_legal_actions(self.action_masks, rng)
         out = np.empty(self._records.shape[0], np.int64)
@@ -205,8 +259,17 @@ class EuchreVectorEnv:
             return self._last[1].astype(_DTYPE["to_play"])
         return self.state.to_play
 
-    def close(self) -> None:
-        """Nothing to release."""
+    def render(self) -> None:
+        """None: the vector env has no render modes (`euchre_v0.env(render_mode="ansi")` draws one game)."""
+        return None
+
+
+@njit(cache=True)
+def _observe_records(records, t, seats, out, divide_score):
+    """`encode` each game's record g from seat seats[g] into out[g]."""
+    t, out = unowned(t), unowned(out)
+    for g in range(records.shape[0]):
+        encode(row_view(records, g), seats[g], t, row_view(out, g), divide_score)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

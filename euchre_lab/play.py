@@ -1,39 +1,82 @@
-"""Play Euchre against the bots, at a terminal or in a web page.
+"""Play Euchre against the bots, at a terminal or in a web page; export the web table's games as data.
 
     python play.py                                        # you (South) + heuristic partner vs two heuristic bots
     python play.py --partner pimc --opponents ppo --rules target_points=5 stick_the_dealer=false
     python play.py --watch --partner pimc --opponents heuristic --delay 1
-    python play.py --web --port 8000                      # then open http://127.0.0.1:8000
+    python play.py --web --port 8000                      # then open http://localhost:8000
+    python play.py export data/people                     # people's decisions as teacher data (docs/play.md)
 
 Bots are any registered spec: random, heuristic, pimc[:worlds=N], ppo (the shipped checkpoint),
-ppo:PATH, oracle (it cheats: it sees every hand).
+ppo:PATH, oracle (it cheats: it sees every hand). The web table keeps its games in --db (SQLite).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
-import yaml
-
-from euchre_agents.registry import make_agent
 from euchre_env.cards import NUM_SEATS
-from euchre_env.engine import Engine
+from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.invocation import tool_name
-from euchre_play.table import PERSON, SEAT_NAMES, Table, resolve_spec
+from euchre_lab.cli import OptionError, fail, given_options, layered, option_parser
+from euchre_play.table import PERSON, SEAT_NAMES
+
+SCRIPT = "play.py"
+DEFAULT_DB = "runs/play/games.sqlite3"
 
 
-def parse_rules(items: Sequence[str]) -> dict[str, Any]:
-    """`key=value` items, values read as YAML (`true`, `5`, `left_of_lone_player`)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--rules takes key=value items such as target_points=5, got {item!r}")
-        out[key.strip()] = yaml.safe_load(value)
-    return out
+@dataclasses.dataclass
+class PlayOptions:
+    """The options of a game at the terminal or of the web table."""
+
+    seat: int = 0
+    """your seat: 0-3, player_N or south/west/north/east"""
+    partner: str = "heuristic"
+    """bot spec of your partner"""
+    opponents: str = "heuristic"
+    """bot spec of both opponents"""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """table rules, e.g. target_points=5 deck=32"""
+    seed: int | None = None
+    """terminal: seed of the deals and the bots (fresh each game when not given)"""
+    watch: bool = False
+    """terminal: four bots play (your seat too, with --partner's spec); you watch"""
+    delay: float = 0.6
+    """terminal: seconds between bot moves"""
+    web: bool = False
+    """serve the game as a web page instead"""
+    host: str = "127.0.0.1"
+    """web: address to listen on (anything but loopback lets other machines in: a warning says so)"""
+    port: int = 8000
+    """web: port"""
+    allow_host: list = dataclasses.field(default_factory=list)
+    """web: more Host names to answer to besides localhost, 127.0.0.1 and --host (the name people type)"""
+    db: str = DEFAULT_DB
+    """web: the games file (SQLite; created if missing), or :memory: to keep games in memory only"""
+    games_per_client: int = 10
+    """web: live games one client (address) may hold at once"""
+    allow_client_seeds: bool = False
+    """web: let a client choose the deal's seed (replays and tests only: whoever knows the seed knows every hand)"""
+    api_docs: bool = False
+    """web: serve the API's docs at /docs and /openapi.json"""
+
+
+@dataclasses.dataclass
+class ExportOptions:
+    """The options of `export`."""
+
+    out: str = ""
+    """new folder to write the teacher data into"""
+    db: str = DEFAULT_DB
+    """the web table's games file"""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """export the games of these rules (teacher data holds one game's rules), e.g. target_points=5"""
+    games_per_shard: int = 64
+    """games per shard (distillation holds out the last shards, so export at least two)"""
 
 
 def parse_seat(text: str) -> int:
@@ -44,23 +87,24 @@ def parse_seat(text: str) -> int:
         return names.index(key)
     if key.isdigit() and int(key) < NUM_SEATS:
         return int(key)
-    raise argparse.ArgumentTypeError(f"no seat {text!r}; seats are 0-3, player_0-player_3 or {', '.join(SEAT_NAMES)}")
+    raise argparse.ArgumentTypeError(f"no seat {text!r}; seats are 0-3, player_N or {', '.join(SEAT_NAMES)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line (documented by --help)."""
-    p = argparse.ArgumentParser(description="Play Euchre against the bots.", formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seat", type=parse_seat, default=0, help="your seat: 0-3, player_N or south/west/north/east (default south)")
-    p.add_argument("--partner", default="heuristic", help="bot spec of your partner (default heuristic)")
-    p.add_argument("--opponents", default="heuristic", help="bot spec of both opponents (default heuristic)")
-    p.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE", help="table rules, e.g. target_points=5 deck=32")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots (default: fresh each game)")
-    p.add_argument("--watch", action="store_true", help="four bots play (your seat too, with --partner's spec); you watch")
-    p.add_argument("--delay", type=float, default=0.6, help="seconds between bot moves at the terminal (default 0.6)")
-    p.add_argument("--web", action="store_true", help="serve the game as a web page instead")
-    p.add_argument("--host", default="127.0.0.1", help="web: address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="web: port (default 8000)")
-    return p
+    """The command line of a game (documented by --help)."""
+    return option_parser(PlayOptions, SCRIPT, __doc__, special={"seat": dict(type=parse_seat, metavar="SEAT")})
+
+
+def read_options(argv: Sequence[str] | None) -> PlayOptions:
+    """The command line as checked options; OptionError (one line) for a value out of range."""
+    options = PlayOptions(**layered(dataclasses.asdict(PlayOptions()), given_options(build_parser(), PlayOptions, argv)))
+    if not 1 <= options.port <= 65535:
+        raise OptionError(f"--port must be 1-65535, got {options.port}")
+    if not (math.isfinite(options.delay) and options.delay >= 0):
+        raise OptionError(f"--delay must be a number of seconds >= 0, got {options.delay}")
+    if options.games_per_client < 1:
+        raise OptionError(f"--games-per-client must be >= 1, got {options.games_per_client}")
+    return options
 
 
 def seat_players(seat: int, partner: str, opponents: str, watch: bool) -> list[str | None]:
@@ -73,24 +117,72 @@ def seat_players(seat: int, partner: str, opponents: str, watch: bool) -> list[s
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run play.py; the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
     try:
-        rules = Rules.from_dict(parse_rules(args.rules))
-        if args.web:
-            from euchre_play.web import serve
+        options = read_options(argv)
+        rules = Rules.from_dict(options.rules)
+        if options.web:
+            return web_main(options, rules)
+        require("play", "rich", what="the terminal table")
+        from euchre_play.table import Table
 
-            for spec in (args.partner, args.opponents):
-                make_agent(resolve_spec(spec), Engine(rules), seed=0)  # a bad spec fails here, not in the page
-            return serve(args.host, args.port, rules, [args.partner, args.opponents])
-        table = Table(seat_players(args.seat, args.partner, args.opponents, args.watch), rules, seed=args.seed)
-    except (RulesError, ValueError, FileNotFoundError) as err:
-        print(f"{tool_name('play.py')}: {err}", file=sys.stderr)
-        return 2
+        table = Table(seat_players(options.seat, options.partner, options.opponents, options.watch), rules, seed=options.seed)
+    except (OptionError, RulesError, ValueError, FileNotFoundError, OSError) as err:
+        return fail(SCRIPT, err)
     from rich.console import Console
 
     from euchre_play.terminal import TerminalGame
 
-    return TerminalGame(table, None if args.watch else args.seat, Console(highlight=False), delay=args.delay).run()
+    seat = None if options.watch else options.seat
+    return TerminalGame(table, seat, Console(highlight=False), delay=options.delay).run()
+
+
+def web_main(options: PlayOptions, rules: Rules) -> int:
+    """Serve the web table with `options`; the exit status."""
+    require("play", "fastapi", "uvicorn", what="the web table")
+    from euchre_agents.registry import make_agent
+    from euchre_env.engine import Engine
+    from euchre_play.guard import allowed_hosts
+    from euchre_play.store import GameStore
+    from euchre_play.table import resolve_spec
+    from euchre_play.web import Games, create_app, listening_socket, serve
+
+    for spec in (options.partner, options.opponents):
+        make_agent(resolve_spec(spec), Engine(rules), seed=0)  # a bad spec fails here, not in the page
+    listening_socket(options.host, options.port).close()  # a port in use fails before the store is opened
+    games = Games(GameStore(options.db), per_client=options.games_per_client)
+    app = create_app(
+        rules,
+        (options.partner, options.opponents),
+        games,
+        allow_client_seeds=options.allow_client_seeds,
+        hosts=allowed_hosts(options.host, options.allow_host),
+        api_docs=options.api_docs,
+    )
+    return serve(app, options.host, options.port)
+
+
+def export_main(argv: Sequence[str]) -> int:
+    """`play.py export OUT`: the web table's people's decisions as teacher data; the exit status."""
+    from euchre_play.export import ExportError, export
+    from euchre_play.store import GameStore, StoreError
+
+    parser = option_parser(ExportOptions, SCRIPT, "Write the people's decisions of the web table's games as teacher data.",
+                           positional={"out": dict(metavar="OUT")})
+    try:
+        options = ExportOptions(**layered(dataclasses.asdict(ExportOptions()), given_options(parser, ExportOptions, argv)))
+        if options.db != ":memory:" and not Path(options.db).is_file():
+            raise OptionError(f"no games file at {options.db} (the web table writes it; --db names another)")
+        summary = export(GameStore(options.db), options.out, Rules.from_dict(options.rules), options.games_per_shard)
+    except (OptionError, RulesError, ExportError, StoreError, ValueError) as err:
+        return fail(SCRIPT, err)
+    print(
+        f"{options.out}: {summary.decisions} decisions of people from {summary.games} games in {summary.shards} shards"
+        + (f" ({summary.other_rules} games of other rules left out)" if summary.other_rules else "")
+    )
+    return 0
 
 
 if __name__ == "__main__":

@@ -12,13 +12,15 @@ import copy
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_env import euchre_v0
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState
+from euchre_env.play import act
 from euchre_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_SEATS, SPADES, SUIT_NAMES, SUIT_SYMBOLS
 from euchre_env.rules import Rules
 
@@ -28,13 +30,14 @@ PERSON = None
 """The player spec of a seat a person holds."""
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "euchre_ppo.pt"
 BOT_LABELS = {
-    "random": "random: any legal card",
+    "ppo": "ppo: the trained network (strongest fair bot)",
+    "pimc": "pimc: searches sampled deals (second strongest)",
     "heuristic": "heuristic: a club player's rules",
-    "pimc": "pimc: searches sampled deals (strongest fair bot)",
-    "ppo": "ppo: the trained network (checkpoints/euchre_ppo.pt)",
+    "random": "random: any legal card (weakest)",
     "oracle": "oracle: CHEATS, sees every hand (not a fair opponent)",
 }
-"""The bots offered to people, by spec; any other registered spec works from the command line."""
+"""The bots offered to people, by spec, strongest fair bot first as measured; any other registered spec works from
+the command line."""
 SUIT_ORDER = (SPADES, HEARTS, CLUBS, DIAMONDS)
 """Suits in the order a hand is shown: colours alternate (rotated so that trump comes first)."""
 BIDDING = ("bid_round_1", "bid_round_2")
@@ -52,9 +55,11 @@ def resolve_spec(spec: str) -> str:
 
 def bot_label(spec: str) -> str:
     """What to call a bot for people; the oracle is always labelled as cheating."""
-    name = spec.partition(":")[0]
+    name, _, arg = spec.partition(":")
     if name == "oracle":
         return BOT_LABELS["oracle"]
+    if name == "ppo" and arg:  # a checkpoint by its file name only: never a path of the server's disk
+        return f"ppo: the trained network {Path(arg.split(',')[0]).name}"
     return BOT_LABELS.get(spec, spec)
 
 
@@ -124,20 +129,42 @@ class Progress:
 class Table:
     """A game to the target between the players of four seats (a bot spec each, or PERSON)."""
 
-    def __init__(self, players: list[str | None], rules: Rules | None = None, seed: int | None = None):
+    def __init__(
+        self,
+        players: list[str | None],
+        rules: Rules | None = None,
+        seed: int | None = None,
+        make_bot: Callable[[str, Any, int | None], Agent] = make_agent,
+    ):
+        """`make_bot(spec, engine, seed)` builds each bot (the registry's `make_agent` unless a server shares networks)."""
         if len(players) != NUM_SEATS:
             raise ValueError(f"a table has 4 seats; got {len(players)} players")
         self.env = euchre_v0.raw_env(rules=rules, episode="game")
         self.engine = self.env.engine
         self.rules = self.engine.rules
+        self._hand_engine = Engine(self.rules, episode=EPISODE_HAND)
+        """The game's engine with the hand as its episode: `_trick_taker` replays a card on it."""
         self.players = list(players)
         self.bots: dict[int, Agent] = {}
         for seat, spec in enumerate(players):
             if spec is not PERSON:
-                self.bots[seat] = make_agent(resolve_spec(spec), self.engine, seed=None if seed is None else seed * 4 + seat)
+                self.bots[seat] = make_bot(resolve_spec(spec), self.engine, None if seed is None else seed * 4 + seat)
         self.seed = secrets.randbits(63) if seed is None else seed
         """The deals' seed (a fresh one unless given): `restore` deals the same game again from it."""
         self._start()
+
+    @classmethod
+    def replayed(
+        cls, players: list[str | None], rules: Rules, seed: int, actions: list[tuple[int, int]], make_bot=make_agent
+    ) -> "Table":
+        """The table of the game dealt from `seed` after `actions` ((seat, action id) each): a saved game rebuilt.
+        ValueError if an action was not that seat's legal move then."""
+        table = cls(players, rules, seed, make_bot)
+        for seat, action in actions:
+            if seat != table.to_play or action not in table.legal():
+                raise ValueError(f"the saved game's move {table.version + 1} ({seat}, {action}) is not legal")
+            table._apply(seat, action)
+        return table
 
     def _start(self) -> None:
         self.env.reset(seed=self.seed)
@@ -172,8 +199,7 @@ class Table:
         """The winning team (0 = N-S, 1 = E-W) once the game is over."""
         if not self.over:
             return None
-        score = self.env.public_state()["score"]
-        return 0 if score[0] > score[1] else 1
+        return int(self.engine.game_winner(self.env.state_)[0])
 
     def name(self, seat: int) -> str:
         """A seat as people call it: 'West', or 'South (you)' for a person."""
@@ -205,14 +231,10 @@ class Table:
         seat = self.to_play
         if seat is None or seat not in self.bots:
             raise PlayError("no bot is to act")
-        bot = self.bots[seat]
         seen = self.env.observe(euchre_v0.AGENTS[seat])
         obs, mask = seen["observation"][None], seen["action_mask"].astype(bool)[None]
-        if bot.needs_full_state:
-            action = bot.act(obs, mask, self.env.state_, np.array([0]))
-        else:
-            action = bot.act(obs, mask)
-        self._apply(seat, int(np.asarray(action).reshape(-1)[0]))
+        action = act(self.bots[seat], obs, mask, self.env.state_, np.array([0]), label=self.players[seat], engine=self.engine)
+        self._apply(seat, int(action[0]))
 
     def legal_text(self, legal: list[int]) -> str:
         """Legal action names, for an error message."""
@@ -236,13 +258,14 @@ class Table:
 
     def _apply(self, seat: int, action: int) -> None:
         before = self.env.public_state()
+        before_state = self.env.state_.copy()
         self.env.step(action)
         self.actions.append((seat, action))
         after = self.env.public_state()
         self.progress.version += 1
         name = self.env.action_name(action)
         if before["phase"] == "play":
-            self._record_card(seat, name, before, after)
+            self._record_card(seat, name, before, before_state, action)
         elif before["phase"] == "discard":
             self.progress.hand.discard = name
             self._log(f"{self.name(seat)} discards a card", seat, f"{self.name(seat)} discards {card_text(name)}")
@@ -252,35 +275,48 @@ class Table:
             self._log(f"{self.name(seat)}: {label}")
         if after["hand_number"] != before["hand_number"] or after["phase"] == "game_over":
             self._end_hand(before, after)
-        elif before["phase"] == "bid_round_2" and after["phase"] == "bid_round_1":
+        elif self._thrown_in(before_state):
             self._log("Everyone passed twice: the hand is thrown in and dealt again")
             self._new_hand(after)
 
-    def _record_card(self, seat: int, name: str, before: dict, after: dict) -> None:
+    def _record_card(self, seat: int, name: str, before: dict, before_state: EuchreState, action: int) -> None:
         hand = self.progress.hand
         if not before["current_trick"]:
             hand.tricks.append(Trick(leader=seat))
         trick = hand.tricks[-1]
         trick.cards.append((seat, name))
         self._log(f"{self.name(seat)}: {card_text(name)}")
-        done = after["hand_number"] != before["hand_number"] or after["phase"] == "game_over" or not after["current_trick"]
-        if done:
-            cards = [-1] * NUM_SEATS
-            for s, c in trick.cards:
-                cards[s] = self.engine.deck.card_id(c)
-            trick.winner = self.engine.trick_winner(SUIT_NAMES.index(before["trump"]), trick.leader, cards)
+        winner = self._trick_taker(before_state, action)
+        if winner is not None:
+            trick.winner = winner
             trick.version = self.progress.version
             self._log(f"{self.name(trick.winner)} takes the trick")
 
+    def _trick_taker(self, before_state: EuchreState, card: int) -> int | None:
+        """The seat that takes the trick `card` completes, as the engine records it, or None if the trick goes on.
+
+        Read from `card` played again on a copy of the game as it was before (`before_state`) by an engine
+        whose episode is the hand: the game's own step deals the next hand at once, clearing the last trick."""
+        probe = before_state.copy()
+        trick = int(probe.trick_index[0])
+        self._hand_engine.step(probe, np.array([card]))
+        winner = int(probe.trick_winner[0, trick])
+        return None if winner < 0 else winner
+
+    def _thrown_in(self, before_state: EuchreState) -> bool:
+        """The last step threw the hand in (and dealt again), as the state records it."""
+        state = self.env.state_
+        return bool(state.thrown_in[0]) and int(state.deal_count[0]) != int(before_state.deal_count[0])
+
     def _end_hand(self, before: dict, after: dict) -> None:
         hand = self.progress.hand
-        hand.points = [after["score"][t] - before["score"][t] for t in range(2)]
+        hand.points = self.env.state_.hand_points[0].tolist()
         team = 0 if hand.points[0] else 1
         maker_team = before["maker"] % 2
         how = "make it" if team == maker_team else "euchre the makers"
         self._log(f"{TEAM_NAMES[team]} {how}: +{hand.points[team]} (score {after['score'][0]}-{after['score'][1]})")
         if after["phase"] == "game_over":
-            winner = 0 if after["score"][0] > after["score"][1] else 1
+            winner = self.winner()
             self._log(f"Game over: {TEAM_NAMES[winner]} win {after['score'][winner]}-{after['score'][1 - winner]}")
         else:
             self._new_hand(after)
@@ -405,9 +441,11 @@ class Table:
         }
 
     def _cards_left(self, seat: int) -> int:
-        hand = self.progress.hand
-        played = sum(1 for t in hand.tricks for s, _ in t.cards if s == seat)
-        return (0 if seat in self.env.public_state()["sitting_out"] else 5 - played) if not self.over else 0
+        """Cards the seat has yet to play this hand (the state's cards dealt to it less those it played)."""
+        s = self.env.state_
+        if not s.active[0, seat]:
+            return 0
+        return int(s.dealt[0, seat].sum()) - int((s.card_player[0] == seat).sum())
 
     def _last_trick(self) -> dict[str, Any] | None:
         for hand in (self.progress.hand, self.progress.previous):

@@ -1,15 +1,20 @@
 """The web front end of play.py: a FastAPI server that referees games played by clicking in a page.
 
-The server holds every game (a `Table`) behind an unguessable id; the page sends action names with
-the version of the game it saw, and gets back only its own seat's view. An illegal action (400) or a
-stale one (409) changes nothing. Bots move one at a time when the page asks (`/step`), so the page
-paces them; their moves run in a thread pool, so one game's search never holds up another's
-requests. Finished games are dropped a few minutes after their last request, abandoned ones after
-half an hour.
+The server holds every game (a `Table`) behind an unguessable id and deals its cards itself (a client
+may choose the seed only on a server started to allow it, for replays and tests); the page sends
+action names with the version of the game it saw, and gets back only its own seat's view. An illegal
+action (400) or a stale one (409) changes nothing. Bots move one at a time when the page asks
+(`/step`), so the page paces them; their moves run in a thread pool, so one game's search never holds
+up another's requests, and every game that plays the same checkpoint shares one network.
+
+Every move is written to the games file (`euchre_play.store`) as it is made, so a game in progress
+survives a restart and its id answers as before. A timer sweeps games out of memory: finished ones a
+few minutes after their last request, abandoned ones after half an hour (both stay on disk). Each
+client may hold a few live games at once, so that no one client can fill the server.
 
     GET    /                          the page
     GET    /api/options               bots and rules the page may choose
-    POST   /api/games                 {partner, opponents, rules, seat, seed} -> view of a new game
+    POST   /api/games                 {partner, opponents, rules, seat[, seed]} -> view of a new game
     GET    /api/games/{id}            view
     POST   /api/games/{id}/action     {action, version} -> view
     POST   /api/games/{id}/step       {version} -> view after one bot move
@@ -20,27 +25,39 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
+import functools
+import json
 import secrets
+import socket
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from euchre_agents.base import Agent
+from euchre_agents.registry import make_agent
 from euchre_env.cards import NUM_SEATS
+from euchre_env.engine import Engine
 from euchre_env.rules import FIRST_DEALER_CUT, FIRST_DEALER_RANDOM, LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER, Rules, RulesError
+from euchre_play.guard import Guard, allowed_hosts, install_error_handlers, is_loopback, short
+from euchre_play.store import ABANDONED, DROPPED, LIVE, MEMORY, GameStore
 from euchre_play.table import BOT_LABELS, PERSON, PlayError, Table, bot_label, resolve_spec
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200
+MAX_GAMES_PER_CLIENT = 10
 IDLE_SECONDS = 30 * 60
 FINISHED_SECONDS = 5 * 60
+SWEEP_SECONDS = 30.0
 HIDDEN_RULES = ("rubber_games", "rubber_bonus", "throw_in_ends_hand_episode")
 """Rules that do not change a game to the target (rubbers, one-hand episodes): not offered on the page."""
 RULE_CHOICES = {
@@ -49,26 +66,33 @@ RULE_CHOICES = {
     "lone_lead": [LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER],
     "first_dealer": [FIRST_DEALER_CUT, FIRST_DEALER_RANDOM],
 }
+SEED_REFUSED = "this server deals the cards itself: a client may not choose the seed (a server started with --allow-client-seeds accepts one, for replays and tests)"
 
 
-class NewGame(BaseModel):
+class Strict(BaseModel):
+    """A request body: exact JSON types (no "1" or true for a number), no unknown fields."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class NewGame(Strict):
     """A new game's request."""
 
-    partner: str | None = None
-    opponents: str | None = None
-    rules: dict[str, Any] = Field(default_factory=dict)
+    partner: str | None = Field(None, max_length=200)
+    opponents: str | None = Field(None, max_length=200)
+    rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
     seat: int = 0
-    seed: int | None = None
+    seed: int | None = Field(None, ge=0, lt=2**63)
 
 
-class Move(BaseModel):
+class Move(Strict):
     """An action (`JH`, `pass`, `hearts`, `alone`, ...) and the version of the game it was chosen in."""
 
-    action: str = ""
+    action: str = Field("", max_length=32)
     version: int
 
 
-class Step(BaseModel):
+class Step(Strict):
     """A request for one bot move, with the version of the game the page shows."""
 
     version: int
@@ -76,48 +100,123 @@ class Step(BaseModel):
 
 @dataclass
 class Session:
-    """One game on the server: its table, the person's seat, a lock, and when it was last used."""
+    """One game in memory: its table, the person's seat, who started it, a lock, when it was last used,
+    and how many of its decisions are on disk."""
 
     table: Table
     seat: int
+    client: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     touched: float = field(default_factory=time.monotonic)
+    saved: int = 0
 
 
 class Games:
-    """The games being played, by id; sweeps out finished and abandoned ones."""
+    """The games in memory, by id, over the games file; `sweep` puts finished and abandoned ones away."""
 
-    def __init__(self, max_games: int = MAX_GAMES, idle_seconds: float = IDLE_SECONDS, finished_seconds: float = FINISHED_SECONDS):
+    def __init__(
+        self,
+        store: GameStore | None = None,
+        max_games: int = MAX_GAMES,
+        per_client: int = MAX_GAMES_PER_CLIENT,
+        idle_seconds: float = IDLE_SECONDS,
+        finished_seconds: float = FINISHED_SECONDS,
+    ):
         self.sessions: dict[str, Session] = {}
-        self.max_games = max_games
-        self.idle_seconds = idle_seconds
-        self.finished_seconds = finished_seconds
+        self.store = store or GameStore(MEMORY)
+        self.max_games, self.per_client = max_games, per_client
+        self.idle_seconds, self.finished_seconds = idle_seconds, finished_seconds
 
-    def add(self, session: Session) -> str:
-        """Keep a new game; its id (unguessable)."""
-        self.sweep()
+    def admit(self, client: str) -> None:
+        """503 if the server is full, 429 if `client` already plays its share of live games."""
         if len(self.sessions) >= self.max_games:
             raise HTTPException(503, f"the server is full ({self.max_games} games); try again in a few minutes")
+        mine = sum(1 for s in self.sessions.values() if s.client == client and not s.table.over)
+        if mine >= self.per_client:
+            raise HTTPException(429, f"you have {mine} games in progress, the most one client may; finish or leave one first")
+
+    def add(self, session: Session, players: list[str | None]) -> str:
+        """Keep a new game in memory and on disk; its id (unguessable)."""
         game_id = secrets.token_urlsafe(18)
+        table = session.table
+        self.store.add_game(game_id, session.seat, players, table.rules.to_dict(), table.seed)
         self.sessions[game_id] = session
+        self.save(game_id, session)
         return game_id
 
-    def get(self, game_id: str) -> Session:
-        """The game with this id; 404 if there is none (never was, finished, or abandoned)."""
-        self.sweep()
+    def get(self, game_id: str) -> Session | None:
+        """The game with this id if it is in memory (touched: it is in use)."""
         session = self.sessions.get(game_id)
-        if session is None:
-            raise HTTPException(404, "no such game (it may have been cleaned up after it ended or was left); start a new game")
-        session.touched = time.monotonic()
+        if session is not None:
+            session.touched = time.monotonic()
         return session
 
+    def save(self, game_id: str, session: Session) -> None:
+        """Write the game's decisions made since the last save (and whether it is over)."""
+        actions = session.table.actions
+        if len(actions) > session.saved or session.table.over:
+            self.store.add_decisions(game_id, session.saved, actions[session.saved :], session.table.over)
+            session.saved = len(actions)
+
+    def drop(self, game_id: str, status: str = DROPPED) -> None:
+        """Take a game out of memory, marking it `status` on disk unless it is finished."""
+        self.sessions.pop(game_id, None)
+        self.store.set_status(game_id, status)
+
     def sweep(self) -> None:
-        """Drop games finished more than `finished_seconds` ago or untouched for `idle_seconds`."""
+        """Put away games finished more than `finished_seconds` ago or untouched for `idle_seconds`."""
         now = time.monotonic()
         for game_id, s in list(self.sessions.items()):
             limit = self.finished_seconds if s.table.over else self.idle_seconds
             if now - s.touched > limit and not s.lock.locked():
-                del self.sessions[game_id]
+                self.drop(game_id, ABANDONED)
+        self.store.abandon_idle(self.idle_seconds, keep=set(self.sessions))
+
+
+class SharedBots:
+    """Builds a game's bots, with one network per checkpoint and rules shared by every game that plays it
+    (each game's bot has its own dice); other bots are built for each game."""
+
+    def __init__(self) -> None:
+        self.networks: dict[tuple[str, str], Agent] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, spec: str, engine: Engine, seed: int | None) -> Agent:
+        """A bot of `spec` for `engine`, seeded with `seed` (fresh dice if None)."""
+        if spec.partition(":")[0] != "ppo":
+            return make_agent(spec, engine, seed)
+        key = (spec, json.dumps(engine.rules.to_dict(), sort_keys=True))
+        with self.lock:
+            if key not in self.networks:
+                self.networks[key] = make_agent(spec, engine, 0)
+            bot = copy.copy(self.networks[key])
+        bot.reseed(seed)
+        return bot
+
+
+@functools.lru_cache(maxsize=16)
+def checkpoint_rules(spec: str) -> dict[str, Any] | None:
+    """The rules a `ppo` spec's checkpoint plays (the only ones it can), or None if it cannot be read."""
+    from euchre_agents.ppo import CheckpointError, load_checkpoint
+
+    path = resolve_spec(spec).partition(":")[2].split(",")[0]
+    try:
+        return Rules.from_dict(load_checkpoint(path)["rules"]).to_dict()
+    except (CheckpointError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def offered_bots(defaults: tuple[str, str]) -> dict[str, dict[str, Any]]:
+    """The bots a page may choose, strongest first: label, fairness and, for a checkpoint, the rules it plays."""
+    out = {}
+    for spec in [*BOT_LABELS, *defaults]:
+        if spec in out:
+            continue
+        rules = checkpoint_rules(spec) if spec.partition(":")[0] == "ppo" else None
+        if spec.partition(":")[0] == "ppo" and rules is None and spec not in defaults:
+            continue  # no checkpoint there: not offered
+        out[spec] = {"spec": spec, "label": bot_label(spec), "fair": not spec.startswith("oracle"), "rules": rules}
+    return out
 
 
 def rule_options() -> list[dict[str, Any]]:
@@ -131,16 +230,21 @@ def rule_options() -> list[dict[str, Any]]:
     return out
 
 
+def client_of(http: Request) -> str:
+    """Who is asking, for the per-client limit: the peer's address."""
+    return http.client.host if http.client else "unknown"
+
+
 class Referee:
     """What the routes do: build games from requests, apply moves, move bots in a thread pool.
 
-    Every route is a coroutine, so the game store is only touched from the event loop's thread."""
+    Every route is a coroutine, so the games (and the games file) are only touched from the event loop's thread."""
 
-    def __init__(self, rules: Rules, bots: tuple[str, str], games: Games, workers: int):
+    def __init__(self, rules: Rules, bots: tuple[str, str], games: Games, workers: int, allow_client_seeds: bool):
         self.rules, self.bots, self.games = rules, bots, games
-        self.offered = dict(BOT_LABELS)
-        for spec in bots:
-            self.offered.setdefault(spec, bot_label(spec))
+        self.allow_client_seeds = allow_client_seeds
+        self.offered = offered_bots(bots)
+        self.make_bot = SharedBots()
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="euchre-bot")
 
     async def in_pool(self, fn, *args):
@@ -150,60 +254,86 @@ class Referee:
     async def options(self) -> dict[str, Any]:
         """The bots and rules a page may choose, with the server's defaults."""
         return {
-            "bots": [{"spec": s, "label": label, "fair": not s.startswith("oracle")} for s, label in self.offered.items()],
+            "bots": list(self.offered.values()),
             "defaults": {"partner": self.bots[0], "opponents": self.bots[1], "rules": self.rules.to_dict()},
             "rules": rule_options(),
         }
 
-    async def new_game(self, request: NewGame) -> dict[str, Any]:
-        """A new game from the page's choices; 400 naming the problem if a choice is not allowed."""
+    async def new_game(self, request: NewGame, http: Request) -> dict[str, Any]:
+        """A new game from the page's choices; 4xx naming the problem if a choice is not allowed."""
+        if request.seed is not None and not self.allow_client_seeds:
+            raise HTTPException(403, SEED_REFUSED)
         partner, opponents = request.partner or self.bots[0], request.opponents or self.bots[1]
         for spec in (partner, opponents):
             if spec not in self.offered:
-                raise HTTPException(400, f"bot {spec!r} is not offered here; choose one of {', '.join(self.offered)}")
+                raise HTTPException(400, f"bot {short(spec, 60)!r} is not offered here; choose one of {', '.join(self.offered)}")
         if request.seat not in range(NUM_SEATS):
-            raise HTTPException(400, f"seat must be 0-3, got {request.seat}")
-        players = [resolve_spec(opponents)] * NUM_SEATS
-        players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, resolve_spec(partner)
+            raise HTTPException(400, f"seat must be 0-3, got {short(request.seat, 20)}")
+        client = client_of(http)
+        self.games.admit(client)
+        players: list[str | None] = [opponents] * NUM_SEATS
+        players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, partner
         try:
             rules = Rules.from_dict({**self.rules.to_dict(), **request.rules})
-            table = await self.in_pool(Table, players, rules, request.seed)
+            table = await self.in_pool(Table, players, rules, request.seed, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:  # ValueError: such as a checkpoint trained for other rules
             raise HTTPException(400, str(err)) from None
-        session = Session(table, request.seat)
-        return view_of(self.games.add(session), session)
+        self.games.admit(client)  # again: other games may have started while this one was dealt
+        session = Session(table, request.seat, client)
+        return view_of(self.games.add(session, players), session)
+
+    async def session(self, game_id: str) -> Session:
+        """The game with this id, rebuilt from the games file if it is live there but not in memory (after a
+        restart); 404 if there is none (never was, finished and put away, abandoned, or dropped)."""
+        session = self.games.get(game_id)
+        if session is not None:
+            return session
+        saved = self.games.store.game(game_id) if len(game_id) < 64 else None
+        if saved is None or saved.status != LIVE:
+            raise HTTPException(404, "no such game (it may have been put away after it ended or was left); start a new game")
+        try:
+            rules = Rules.from_dict(saved.rules)
+            table = await self.in_pool(Table.replayed, saved.players, rules, saved.seed, saved.actions, self.make_bot)
+        except (RulesError, TypeError, ValueError) as err:
+            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({err}); start a new game") from None
+        session = self.games.get(game_id)  # another request may have rebuilt it meanwhile
+        if session is None:
+            session = self.games.sessions[game_id] = Session(table, saved.seat, saved=len(saved.actions))
+        return session
 
     async def view(self, game_id: str) -> dict[str, Any]:
         """The person's view of a game (never while one of its bots is moving)."""
-        session = self.games.get(game_id)
+        session = await self.session(game_id)
         async with session.lock:
             return view_of(game_id, session)
 
     async def act(self, game_id: str, move: Move) -> dict[str, Any]:
         """The person's action: 409 if stale, 400 if not allowed now, else the new view."""
-        session = self.games.get(game_id)
+        session = await self.session(game_id)
         async with session.lock:
             check_version(session, move.version)
             try:
                 session.table.act(session.seat, move.action)
             except PlayError as err:
                 raise HTTPException(400, str(err)) from None
+            self.games.save(game_id, session)
             return view_of(game_id, session)
 
     async def step(self, game_id: str, request: Step) -> dict[str, Any]:
         """One bot move, in the pool: 409 if stale or if no bot is to play."""
-        session = self.games.get(game_id)
+        session = await self.session(game_id)
         async with session.lock:
             check_version(session, request.version)
             if not session.table.bot_to_play():
                 raise HTTPException(409, "no bot is to play: it is your turn, or the game is over")
             await self.in_pool(session.table.step_bot)
+            self.games.save(game_id, session)
             return view_of(game_id, session)
 
     async def drop(self, game_id: str) -> None:
         """Forget a game (404 if there is none)."""
-        self.games.get(game_id)
-        self.games.sessions.pop(game_id, None)
+        await self.session(game_id)
+        self.games.drop(game_id)
 
 
 def view_of(game_id: str, session: Session) -> dict[str, Any]:
@@ -216,18 +346,37 @@ def create_app(
     bots: tuple[str, str] = ("heuristic", "heuristic"),
     games: Games | None = None,
     workers: int = 4,
+    *,
+    allow_client_seeds: bool = False,
+    hosts: set[str] | None = None,
+    api_docs: bool = False,
+    sweep_seconds: float = SWEEP_SECONDS,
 ) -> FastAPI:
-    """The web app: default rules, default (partner, opponents) specs, the game store, bot threads."""
-    referee = Referee(rules or Rules(), bots, games or Games(), workers)
+    """The web app, behind its guard: default rules, default (partner, opponents) specs, the games, bot threads;
+    whether a client may choose the seed, the Host names served (loopback's by default), API docs on or off,
+    and how often the timer sweeps games out of memory."""
+    referee = Referee(rules or Rules(), bots, games or Games(), workers, allow_client_seeds)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        async def sweep_now_and_then() -> None:
+            while True:
+                await asyncio.sleep(sweep_seconds)
+                referee.games.sweep()
+
+        sweeper = asyncio.create_task(sweep_now_and_then())
         yield
+        sweeper.cancel()
         referee.pool.shutdown(wait=False, cancel_futures=True)
 
-    app = FastAPI(title="Euchre Lab: play against the bots", lifespan=lifespan)
+    docs = {"docs_url": "/docs", "redoc_url": None, "openapi_url": "/openapi.json"} if api_docs else {
+        "docs_url": None, "redoc_url": None, "openapi_url": None}
+    app = FastAPI(title="Euchre Lab: play against the bots", lifespan=lifespan, **docs)
+    install_error_handlers(app)
+    app.add_middleware(Guard, hosts=hosts or allowed_hosts("127.0.0.1"))
     app.state.games = referee.games
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
@@ -245,14 +394,30 @@ def check_version(session: Session, version: int) -> None:
     """409 unless the page acted on the game as it is now."""
     if version != session.table.version:
         raise HTTPException(
-            409, f"stale action: the game is at move {session.table.version}, your page showed move {version}; reload it"
+            409, f"stale action: the game is at move {session.table.version}, your page showed move {short(version, 24)}; reload it"
         )
 
 
-def serve(host: str, port: int, rules: Rules, bots: list[str]) -> int:
-    """Run the server until interrupted; the exit status."""
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to (host, port), so that a port in use is known before the server says where to go."""
+    # IPPROTO_TCP named, so that asyncio sets TCP_NODELAY on its connections (else replies wait ~40 ms for an ACK)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port} ({err.strerror or err}); choose another --port or --host") from None
+    return sock
+
+
+def serve(app: FastAPI, host: str, port: int) -> int:
+    """Run the server until interrupted; the exit status. OSError (one line) if it cannot listen there."""
     import uvicorn
 
-    print(f"Euchre Lab: open http://{host}:{port} in a browser (Ctrl-C stops the server)")
-    uvicorn.run(create_app(rules, (bots[0], bots[1])), host=host, port=port, log_level="warning")
+    sock = listening_socket(host, port)
+    if not is_loopback(host):
+        print(f"warning: listening on {host}, beyond this machine: anyone who can reach it may play (and fill it)")
+    print(f"Euchre Lab: open http://{'localhost' if host in ('0.0.0.0', '::') else host}:{port} in a browser (Ctrl-C stops the server)")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0

@@ -13,7 +13,7 @@ illegal actions in its logits, so none is ever sampled (the engine raises if one
 written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
 Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
 engine and the bots reach remote env runners through Ray's runtime_env, and Ray is joined or started
-as `evaluate.py --ray` does it (`evaluate.connect_ray`).
+as `evaluate.py --ray` does it (`euchre_lab.backends.connect_ray`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,16 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
+from euchre_env.extras import MissingExtraError, require  # noqa: E402
+
+try:
+    require("ray", "ray", "torch", what="RLlib training")
+except MissingExtraError as missing:
+    print(f"rllib_train.py: error: {missing}", file=sys.stderr)
+    sys.exit(2)
 from euchre_agents import rllib  # noqa: E402
-from euchre_lab.evaluate import RAY_LOCAL, connect_ray  # noqa: E402
+from euchre_lab.backends import RAY_LOCAL, connect_ray  # noqa: E402
+from euchre_lab.cli import field_docs  # noqa: E402
 from euchre_env.engine import EPISODES  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 
@@ -89,7 +97,7 @@ class Args:
 
 def parse_args(argv: Sequence[str] | None = None) -> Args:
     """Args from defaults, then the --config file, then the command line."""
-    docs = field_docs()
+    docs = field_docs(Args)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.rstrip("_").replace("_", "-")
@@ -117,19 +125,6 @@ def parse_args(argv: Sequence[str] | None = None) -> Args:
     if args.episode not in EPISODES:
         raise ValueError(f"episode must be one of {list(EPISODES)}, got {args.episode!r}")
     return args
-
-
-def field_docs() -> dict[str, str]:
-    """The docstring under each Args field (they become --help)."""
-    import ast
-    import inspect
-
-    body = ast.parse(inspect.getsource(Args)).body[0].body
-    return {
-        node.target.id: nxt.value.value.strip()
-        for node, nxt in zip(body, body[1:])
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
-    }
 
 
 def ppo_config(args: Args) -> Any:

@@ -1,15 +1,26 @@
 """Shared helpers: scripted deals played step by step with the legal mask checked after every step,
-and vectorized random play over the engine."""
+vectorized random play over the engine, the hypothesis profile and the subprocess timeout."""
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, Sequence
 
 import numpy as np
+from hypothesis import settings
 
 from euchre_env import euchre_v0
 from euchre_env.engine import Engine, EuchreState
 from euchre_env.rules import Rules
+
+# Hypothesis draws the same examples on every run, so a CI failure reproduces; for fresh examples run
+# `HYPOTHESIS_PROFILE=randomized pytest ...`, which prints a blob to replay any failure it finds.
+settings.register_profile("derandomized", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("randomized", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
+
+SUBPROCESS_TIMEOUT = 600
+"""Seconds a test waits on a tool run in a subprocess: room for a cold numba compile on a loaded machine."""
 
 Step = tuple[int, str, str]
 """One scripted decision: (seat to act, its legal action names separated by spaces, action to take)."""

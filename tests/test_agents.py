@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from euchre_agents import make_agent
+from euchre_agents.registry import make_agent
 from euchre_agents.base import RandomAgent
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import OracleAgent, PimcAgent, View, deals_from_layouts, parse_options, replay, sample_hands
@@ -199,7 +199,7 @@ def random_position(rules: Rules, seed: int, steps: int):
     return engine, state
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 30), variant=st.sampled_from(sorted(VARIANTS)))
 def test_sampled_layouts_are_consistent_with_the_information_set(seed, steps, variant):
     engine, state = random_position(VARIANTS[variant], seed, steps)
@@ -334,6 +334,32 @@ def test_pimc_decisions_do_not_depend_on_hidden_cards(variant):
             history.append(action)
             engine.step(state, np.array([action]))
     assert checked >= 10
+
+
+@pytest.mark.parametrize("spec", ["random", "pimc:worlds=3", "pimc:worlds=3,infer=true,model=ppo", "oracle"])
+def test_reseeding_a_bot_makes_it_act_as_one_built_with_that_seed(spec):
+    engine = Engine()
+    state = engine.init(game_keys(4, 6))
+    driver = RandomAgent(engine, 0)
+    for _ in range(3):
+        engine.step(state, driver.act(engine.observe(state), state.legal))
+    obs, rows = engine.observe(state), np.arange(state.num_games)
+    used = make_agent(spec, engine, seed=1)
+    used.act(obs, state.legal, state, rows)
+    used.reseed(7)
+    fresh = make_agent(spec, engine, seed=7)
+    assert used.act(obs, state.legal, state, rows).tolist() == fresh.act(obs, state.legal, state, rows).tolist()
+    if hasattr(fresh, "action_values") and not fresh.needs_full_state:
+        assert np.array_equal(used.action_values(obs, state.legal), fresh.action_values(obs, state.legal), equal_nan=True)
+
+
+@pytest.mark.parametrize("may_bury_upcard", [True, False])
+def test_the_heuristic_buries_only_what_the_engine_lets_the_dealer_bury(may_bury_upcard):
+    engine = Engine(Rules(dealer_may_bury_upcard=may_bury_upcard))
+    hand = [engine.deck.card_id(c) for c in "9C TC JH QD KS AS".split()]
+    upcard = hand[-1]
+    allowed = HeuristicAgent(engine, 0).buriable(hand, upcard)
+    assert allowed == (hand if may_bury_upcard else hand[:-1])
 
 
 def play_hands(engine: Engine, agents, num_games: int, seed: int) -> np.ndarray:

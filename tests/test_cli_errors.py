@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from conftest import SUBPROCESS_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[1]
 EXPORT = ROOT / "checkpoints" / "euchre_ppo.pt"
 FIX = "pass a checkpoint that train.py wrote"
@@ -57,6 +59,10 @@ TRAIN_ROWS = [
     ("reward_unknown", ["--reward", "money"], "--reward 'money' is not one of points, win"),
     ("rules_unknown", ["--rules", "{decks: 32}"], "--rules: unknown Rules option(s) ['decks']"),
     ("rules_bad_value", ["--rules", "{deck: 33}"], "--rules: Rules.deck=33 is not allowed"),
+    ("rules_items_bad_value", ["--rules", "deck=33", "joker=true"], "--rules: Rules.deck=33 is not allowed"),
+    ("rules_bad_yaml", ["--rules", "{deck: 32"], "--rules: '{deck: 32' is not valid YAML"),
+    ("rules_not_an_item", ["--rules", "deck"], "--rules takes key=value items or a YAML mapping"),
+    ("distill_without_data", ["--stage", "distill"], "--stage distill needs --teacher-data"),
     ("device_cuda_on_cpu", ["--device", "cuda"], "--device cuda: this torch"),
     ("device_unknown", ["--device", "gpu"], "--device 'gpu' is not a torch device"),
     ("opponent_unknown", ["--opponent-mix", "self=0.5,heuristc=0.5"], "--opponent-mix: unknown agent 'heuristc'"),
@@ -97,7 +103,8 @@ EVALUATE_ROWS = [
     ("ppo_other_rules", [f"ppo:{EXPORT}", "random", "--rules", "deck=32"], "rules.deck: checkpoint 24, here 32"),
     ("hands_0", ["heuristic", "random", "--hands", "0"], "hands must be a whole number >= 2"),
     ("hands_and_games", ["heuristic", "random", "--hands", "4", "--games", "4"], "give either hands or games"),
-    ("hands_not_a_number", ["heuristic", "random", "--hands", "many"], "argument --hands: invalid int value: 'many'"),
+    ("hands_not_a_number", ["heuristic", "random", "--hands", "many"], "option hands: expected int, got 'many'"),
+    ("progress_not_a_bool", ["heuristic", "random", "--progress=maybe"], "option progress: expected bool, got 'maybe'"),
     ("workers_0", ["heuristic", "random", "--workers", "0"], "--workers must be 1 or more, got 0"),
     ("chunk_0", ["heuristic", "random", "--chunk", "0"], "--chunk must be 1 or more, got 0"),
     ("seed_negative", ["heuristic", "random", "--seed", "-1"], "--seed must be 0 or more, got -1"),
@@ -168,7 +175,7 @@ def run_table(script: str, rows: list, base: Path, extra: list[str]) -> list[dic
             table.write_text(json.dumps(argvs))
             done = subprocess.run(
                 [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
-                cwd=base, capture_output=True, text=True, timeout=600,
+                cwd=base, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
             )
             assert done.returncode == 0, done.stderr[-3000:]
             results.write_text(done.stdout.splitlines()[-1])
@@ -229,7 +236,7 @@ def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
 def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
     done = subprocess.run(
         [sys.executable, str(ROOT / argv[0]), *[filled(a, scratch) for a in argv[1:]]],
-        cwd=scratch, capture_output=True, text=True, timeout=300,
+        cwd=scratch, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
@@ -238,7 +245,7 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
 def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
     done = subprocess.run(
         [sys.executable, "-m", "euchre_agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("python -m euchre_agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1

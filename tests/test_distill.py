@@ -10,11 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from euchre_agents.registry import make_agent
 from euchre_agents.ppo import SHIPPED, ActorCritic
 from euchre_agents.teacher import TeacherSettings, generate
 from euchre_env import Engine, Rules, game_keys
+from euchre_lab import train
+from euchre_lab.cli import OptionError
+from euchre_lab.distill import distill, distill_losses, load_teacher, teacher_batch
+from euchre_lab.ppo_trainer import masked_kl
+from euchre_lab.train_checks import check_args
+from euchre_lab.train_options import parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_NET = ["--hidden-size", "32", "--num-layers", "1", "--action-values", "true"]
@@ -38,16 +43,16 @@ def distill_args(folder: Path, runs: Path, *extra: str) -> list[str]:
 
 
 def test_distillation_lowers_the_loss_on_a_fixed_set(teacher_folder, tmp_path):
-    args, _ = train.parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "40", "--save-interval", "1000"))
+    args, _ = parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "40", "--save-interval", "1000"))
     engine = Engine()
-    split = train.load_teacher(args, engine, None)
-    batch = train.teacher_batch(split, split.train_rows, torch.device("cpu"))
+    split = load_teacher(args, engine, None)
+    batch = teacher_batch(split, split.train_rows, torch.device("cpu"))
     torch.manual_seed(args.seed)
     fresh = ActorCritic(engine, hidden_size=32, num_layers=1, canonical_suits=True, action_values=True)
-    before = {k: v.item() for k, v in train.distill_losses(fresh, batch, args).items()}
-    train.distill(args)
+    before = {k: v.item() for k, v in distill_losses(fresh, batch, args).items()}
+    distill(args, check_args(args, None))
     trained = make_agent(f"ppo:{tmp_path / 'd' / 'checkpoints' / 'latest.pt'}", engine).net
-    after = {k: v.item() for k, v in train.distill_losses(trained, batch, args).items()}
+    after = {k: v.item() for k, v in distill_losses(trained, batch, args).items()}
     assert after["policy"] < before["policy"] - 0.02
     assert after["action_value"] < 0.5 * before["action_value"]
     assert after["total"] < before["total"]
@@ -78,8 +83,8 @@ def second_folder(tmp_path_factory) -> Path:
 
 def test_distillation_reads_several_folders_and_holds_out_the_last_shards_of_each(teacher_folder, second_folder, tmp_path):
     both = f"{teacher_folder},{second_folder}"
-    args, _ = train.parse_args(distill_args(both, tmp_path, "--run-name", "two"))
-    split = train.load_teacher(args, Engine(), None)
+    args, _ = parse_args(distill_args(both, tmp_path, "--run-name", "two"))
+    split = load_teacher(args, Engine(), None)
     source, shard = split.data.arrays["source"], split.data.arrays["shard"]
     assert [s["folder"] for s in split.sources] == [str(teacher_folder), str(second_folder)]
     assert [s["shards"] for s in split.sources] == [[0, 1, 2, 3], [0, 1, 2]]
@@ -91,9 +96,9 @@ def test_distillation_reads_several_folders_and_holds_out_the_last_shards_of_eac
     train.main(distill_args(both, tmp_path, "--run-name", "two", "--distill-epochs", "1", "--save-interval", "2"))
     saved = torch.load(tmp_path / "two" / "checkpoints" / "latest.pt", weights_only=True)
     assert saved["teacher"]["sources"] == split.sources
-    args_one, _ = train.parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "one"))
-    with pytest.raises(train.ConfigError, match="read teacher data from"):
-        train.load_teacher(args_one, Engine(), saved["teacher"])
+    args_one, _ = parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "one"))
+    with pytest.raises(OptionError, match="read teacher data from"):
+        load_teacher(args_one, Engine(), saved["teacher"])
 
 
 def refusal(argv: list[str], capsys) -> str:
@@ -107,6 +112,9 @@ def refusal(argv: list[str], capsys) -> str:
 def test_distillation_refuses_data_of_another_game_and_a_checkpoint_of_another_stage(teacher_folder, tmp_path, capsys):
     assert "rules.deck: data 24, here 32" in refusal(distill_args(teacher_folder, tmp_path, "--rules", "{deck: 32}"), capsys)
     assert "no teacher data" in refusal(distill_args(tmp_path / "none", tmp_path), capsys)
+    without = distill_args(teacher_folder, tmp_path)
+    del without[2:4]  # no --teacher-data: the default preset names none
+    assert "--stage distill needs --teacher-data" in refusal(without, capsys)
     assert not any(tmp_path.iterdir())
     train.main(distill_args(teacher_folder, tmp_path, "--run-name", "d", "--distill-epochs", "0.1"))
     latest = str(tmp_path / "d" / "checkpoints" / "latest.pt")
@@ -123,8 +131,8 @@ def test_kl_toward_the_reference_is_zero_against_itself_and_positive_otherwise()
     for layer in (net.policy, other.policy):
         torch.nn.init.normal_(layer.weight, std=1.0)
     logits, _ = net(obs, mask)
-    assert torch.allclose(train.masked_kl(logits, logits), torch.zeros(128), atol=1e-6)
-    kl = train.masked_kl(logits, other(obs, mask)[0])
+    assert torch.allclose(masked_kl(logits, logits), torch.zeros(128), atol=1e-6)
+    kl = masked_kl(logits, other(obs, mask)[0])
     assert (kl[mask.sum(dim=1) > 1] > 0).all() and (kl[mask.sum(dim=1) == 1].abs() < 1e-6).all()
 
 

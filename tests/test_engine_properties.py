@@ -14,7 +14,7 @@ from euchre_env.cards import NUM_SEATS, NUM_TRICKS
 from euchre_env.engine import Engine, EuchreState, OneGame, Phase, game_key, game_keys
 from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER, Rules
 
-FEW = settings(max_examples=2, deadline=None, database=None, derandomize=True)
+FEW = settings(max_examples=2)
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 VARIANT_NAMES = sorted(SMALL_VARIANTS)
 
@@ -265,7 +265,7 @@ BATCH_CONFIGS = {
 
 
 @pytest.mark.parametrize("name", sorted(BATCH_CONFIGS))
-@settings(max_examples=1, deadline=None, database=None, derandomize=True)
+@settings(max_examples=1)
 @given(seed=SEEDS, rows=st.lists(st.integers(0, 999), min_size=3, max_size=3, unique=True))
 def test_a_game_plays_the_same_alone_as_in_a_batch_of_1000(name, seed, rows):
     rules, episode = BATCH_CONFIGS[name]

@@ -32,6 +32,11 @@ API_CONFIGS = {
 SEED_CONFIGS = ["default", "joker", "stick_off", "hand", "rubber"]
 
 
+def config_of(name: str, episode: str = "game") -> dict:
+    """The env arguments of API_CONFIGS[name], with `episode` where the config names none."""
+    return {"episode": episode, **API_CONFIGS[name]}
+
+
 @pytest.fixture(autouse=True)
 def _quiet_pettingzoo_advice():
     with warnings.catch_warnings():
@@ -42,12 +47,12 @@ def _quiet_pettingzoo_advice():
 
 @pytest.mark.parametrize("name", sorted(API_CONFIGS))
 def test_pettingzoo_api_test(name):
-    api_test(euchre_v0.env(**API_CONFIGS[name]), num_cycles=200)
+    api_test(euchre_v0.env(**config_of(name)), num_cycles=200)
 
 
 @pytest.mark.parametrize("name", SEED_CONFIGS)
 def test_pettingzoo_seed_test(name):
-    seed_test(lambda: euchre_v0.env(**API_CONFIGS[name]), num_cycles=100)
+    seed_test(lambda: euchre_v0.env(**config_of(name)), num_cycles=100)
 
 
 def test_metadata_and_cached_spaces():
@@ -224,7 +229,7 @@ def test_reset_with_a_seed_is_reproducible_and_seeds_differ():
 
 @pytest.mark.parametrize("name", ["default", "lone_defenders", "left_of_lone_player", "openspiel", "rubber"])
 def test_only_the_selected_agent_has_a_mask_and_sitting_out_seats_are_never_selected(name):
-    config = {"episode": "hand", **API_CONFIGS[name]}
+    config = config_of(name, "hand")
     env = euchre_v0.raw_env(**config)
     rng = np.random.default_rng(3)
     sat_out = 0
@@ -409,7 +414,7 @@ def test_random_game_rewards_add_up_to_the_final_score_margin():
 )
 @pytest.mark.parametrize("watch", ["every seat", "the seat to act"])
 def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
-    env = euchre_v0.raw_env(**API_CONFIGS[name])
+    env = euchre_v0.raw_env(**config_of(name))
     engine = env.engine
     rng = np.random.default_rng(11)
     for episode in range(12 if name.startswith("hand") else 3):
@@ -469,3 +474,38 @@ def test_env_keeps_pettingzoos_wrapper_classes_and_their_checks():
     EnvLogger.flush()
     env.step(None)  # every agent is done: the standard warning, and nothing else happens
     assert any("step() called after all agents are terminated" in m for m in EnvLogger.mqueue)
+
+
+def test_every_env_takes_the_shared_defaults_that_docs_environment_states():
+    import ast
+    import dataclasses
+    import inspect
+    import re
+    from pathlib import Path
+
+    from euchre_env import EuchreVectorEnv
+    from euchre_env.defaults import ENV_DEFAULTS
+    from euchre_env.single_agent import EuchreSingleEnv
+
+    expected = dataclasses.asdict(ENV_DEFAULTS)
+    for env_class in (euchre_v0.raw_env, EuchreVectorEnv, EuchreSingleEnv):
+        params = inspect.signature(env_class).parameters
+        assert {name: params[name].default for name in expected} == expected, env_class.__name__
+    for env in (euchre_v0.env().unwrapped, EuchreVectorEnv(2), EuchreSingleEnv()):
+        built = {"episode": env.engine.episode, "reward": env.engine.reward, "max_hands": env.max_hands}
+        assert built == expected, type(env).__name__
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "environment.md").read_text()
+    table = doc.split("## Defaults", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| `([^`]+)` \|", table, re.M))
+    assert {name: ast.literal_eval(rows[name]) for name in expected} == expected
+
+
+def test_docs_environment_lists_the_observation_features_in_the_layouts_order():
+    import re
+    from pathlib import Path
+
+    from euchre_env.observation import BLOCK_AXES
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "environment.md").read_text()
+    section = doc.split("## Observation layout", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \|", section, re.M) == list(BLOCK_AXES)

@@ -1,9 +1,11 @@
-"""evaluate.py: duplicate deals, intervals, reproducibility across worker counts, ratings and the CLI."""
+"""evaluate.py and its modules: duplicate deals, intervals, reproducibility across worker counts, ratings, files and the CLI."""
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
+import math
 import re
 import subprocess
 import sys
@@ -14,10 +16,15 @@ import pytest
 import yaml
 
 import evaluate
+from conftest import SUBPROCESS_TIMEOUT, random_play
 from euchre_agents.base import Agent, RandomAgent
 from euchre_agents.registry import register
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
+from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
+from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, play_match
+from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
+from euchre_lab.report import save_match, save_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,6 +57,17 @@ class PeekingAgent(RandomAgent):
     fair = False
 
 
+class ReseedSpy(RandomAgent):
+    """Random, and records every seed it is given through the public `reseed`."""
+
+    name = "test_reseed_spy"
+    seeds: list[int] = []
+
+    def reseed(self, seed):
+        ReseedSpy.seeds.append(seed)
+        super().reseed(seed)
+
+
 register("test_first_legal", lambda engine, arg, seed: FirstLegalAgent(engine, seed))
 register("test_seat_spy", lambda engine, arg, seed: SeatSpy(engine, seed))
 register("test_peeking", lambda engine, arg, seed: PeekingAgent(engine, seed))
@@ -57,7 +75,7 @@ register("test_peeking", lambda engine, arg, seed: PeekingAgent(engine, seed))
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(ROOT / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, str(ROOT / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT
     )
 
 
@@ -94,7 +112,7 @@ def test_round_robin_command_with_config_rules_and_games(tmp_path):
 
 
 def test_self_play_margin_interval_contains_zero():
-    match = evaluate.play_match(None, "random", "random", hands=2000, seed=11)
+    match = play_match(None, "random", "random", hands=2000, seed=11)
     m = match.margin_per_hand
     assert m.low < 0 < m.high and not match.significant
     assert match.num_hands == 2000 and match.num_pairs == 1000
@@ -103,10 +121,10 @@ def test_self_play_margin_interval_contains_zero():
 
 def test_results_identical_for_one_and_two_workers_and_reproducible():
     kwargs = dict(hands=240, seed=5, chunk=30)
-    one = evaluate.play_match(None, "random", "random:other", workers=1, **kwargs)
-    two = evaluate.play_match(None, "random", "random:other", workers=2, **kwargs)
-    again = evaluate.play_match(None, "random", "random:other", workers=1, **kwargs)
-    other_seed = evaluate.play_match(None, "random", "random:other", workers=1, **{**kwargs, "seed": 6})
+    one = play_match(None, "random", "random:other", workers=1, **kwargs)
+    two = play_match(None, "random", "random:other", workers=2, **kwargs)
+    again = play_match(None, "random", "random:other", workers=1, **kwargs)
+    other_seed = play_match(None, "random", "random:other", workers=1, **{**kwargs, "seed": 6})
     for field in ("keys", "a_points", "b_points", "hands"):
         np.testing.assert_array_equal(getattr(one, field), getattr(two, field))
         np.testing.assert_array_equal(getattr(one, field), getattr(again, field))
@@ -115,8 +133,8 @@ def test_results_identical_for_one_and_two_workers_and_reproducible():
 
 def test_games_mode_reproduces_and_plays_to_the_target():
     kwargs = dict(games=16, seed=2, chunk=3)
-    one = evaluate.play_match(Rules(target_points=5), "random", "random:x", **kwargs)
-    again = evaluate.play_match(Rules(target_points=5), "random", "random:x", **kwargs)
+    one = play_match(Rules(target_points=5), "random", "random:x", **kwargs)
+    again = play_match(Rules(target_points=5), "random", "random:x", **kwargs)
     np.testing.assert_array_equal(one.a_wins, again.a_wins)
     np.testing.assert_array_equal(one.a_points, again.a_points)
     assert set(np.unique(one.a_wins)) <= {0, 1, 2} and one.win_rate_a is not None
@@ -126,7 +144,7 @@ def test_games_mode_reproduces_and_plays_to_the_target():
 def test_swapped_seats_see_the_same_deals():
     engine = Engine()
     keys = np.arange(1, 9, dtype=np.uint64) * np.uint64(7919)
-    state, a_team = evaluate.deal_duplicates(engine, keys)
+    state, a_team = deal_duplicates(engine, keys)
     m = keys.size
     np.testing.assert_array_equal(state.dealt[:m], state.dealt[m:])
     np.testing.assert_array_equal(state.upcard[:m], state.upcard[m:])
@@ -137,14 +155,14 @@ def test_swapped_seats_see_the_same_deals():
 def test_mirrored_games_replay_exactly_with_a_deterministic_bot():
     """Two copies of one deterministic bot: each mirrored pair is the same game twice, so every margin is 0."""
     for mode in ({"hands": 100}, {"games": 20}):
-        match = evaluate.play_match(None, "test_first_legal", "test_first_legal", seed=4, **mode)
+        match = play_match(None, "test_first_legal", "test_first_legal", seed=4, **mode)
         np.testing.assert_array_equal(match.a_points, match.b_points)
         assert match.margin_per_hand.value == 0 and match.margin_per_hand.se == 0 and not match.significant
 
 
 def test_a_sits_at_seats_0_and_2_then_1_and_3():
     SeatSpy.seen.clear()
-    evaluate.play_match(None, "test_seat_spy", "random", hands=20, seed=1)
+    play_match(None, "test_seat_spy", "random", hands=20, seed=1)
     m = 10
     rows = np.concatenate([r for r, _ in SeatSpy.seen])
     seats = np.concatenate([s for _, s in SeatSpy.seen])
@@ -154,7 +172,7 @@ def test_a_sits_at_seats_0_and_2_then_1_and_3():
 
 def test_unknown_bot_gives_a_clear_error(capsys):
     with pytest.raises(ValueError, match="unknown agent 'no_such_bot'.*known agents: .*random"):
-        evaluate.play_match(None, "no_such_bot", "random", hands=10)
+        play_match(None, "no_such_bot", "random", hands=10)
     assert evaluate.main(["no_such_bot", "random", "--hands", "10", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent 'no_such_bot'" in err and "Traceback" not in err
@@ -166,7 +184,7 @@ def test_bad_options_give_clear_errors(capsys):
     assert evaluate.main(["random"]) == 2
     assert "exactly two bots" in capsys.readouterr().err
     with pytest.raises(ValueError, match="either hands or games"):
-        evaluate.play_match(None, "random", "random", hands=10, games=10)
+        play_match(None, "random", "random", hands=10, games=10)
 
 
 def test_config_file_then_command_line(tmp_path):
@@ -183,24 +201,33 @@ def test_config_file_then_command_line(tmp_path):
 
 def test_agent_instances_play_in_process_and_reproduce():
     engine = Engine(Rules())
-    one = evaluate.play_match(engine, RandomAgent(engine, 0), "random", hands=60, seed=2, workers=2, chunk=10)
-    two = evaluate.play_match(engine, RandomAgent(engine, 99), "random", hands=60, seed=2, chunk=10)
+    one = play_match(engine, RandomAgent(engine, 0), "random", hands=60, seed=2, workers=2, chunk=10)
+    two = play_match(engine, RandomAgent(engine, 99), "random", hands=60, seed=2, chunk=10)
     np.testing.assert_array_equal(one.a_points, two.a_points)
     with pytest.raises(ValueError, match="other rules"):
-        evaluate.play_match(Rules(deck=32), RandomAgent(engine, 0), "random", hands=10)
+        play_match(Rules(deck=32), RandomAgent(engine, 0), "random", hands=10)
+
+
+def test_an_agent_instance_is_reseeded_through_reseed_once_per_chunk():
+    engine = Engine()
+    spy = ReseedSpy(engine, 0)
+    ReseedSpy.seeds.clear()
+    play_match(engine, spy, "random", hands=40, seed=2, chunk=10)
+    assert ReseedSpy.seeds == [bot_seed(2, spy, 0, c) for c in range(2)]
+    assert len(set(ReseedSpy.seeds)) == 2
 
 
 def test_round_robin_ranks_fair_bots_only_and_matches_standalone_play():
-    tournament = evaluate.round_robin(
+    tournament = round_robin(
         None, ["random", "test_first_legal", "test_peeking"], hands=200, seed=3, bootstrap=30
     )
     table = {row["bot"]: row for row in tournament.ratings.table()}
     assert table["test_peeking"]["rank"] is None and not table["test_peeking"]["fair"]
     assert sorted(row["rank"] for row in table.values() if row["fair"]) == [1, 2]
     fair = [r["rating"] for r in table.values() if r["fair"]]
-    assert np.mean(fair) == pytest.approx(evaluate.ELO_MEAN)
+    assert np.mean(fair) == pytest.approx(ELO_MEAN)
     assert all(r["low"] <= r["rating"] <= r["high"] for r in table.values())
-    alone = evaluate.play_match(None, "random", "test_peeking", hands=200, seed=3)
+    alone = play_match(None, "random", "test_peeking", hands=200, seed=3)
     inside = next(m for m in tournament.matches if (m.a, m.b) == ("random", "test_peeking"))
     np.testing.assert_array_equal(alone.a_points, inside.a_points)
     value, half = tournament.margins()
@@ -212,25 +239,95 @@ def test_bradley_terry_recovers_known_ratings():
     p = 1 / (1 + 10 ** ((truth[None, :] - truth[:, None]) / 400))
     wins = 1e6 * p
     np.fill_diagonal(wins, 0)
-    np.testing.assert_allclose(evaluate.fit_bradley_terry(wins, prior=0), truth - truth.mean(), atol=1e-6)
-    assert evaluate.fit_against(wins[3, :3], wins[:3, 3], truth[:3], prior=0) == pytest.approx(150.0, abs=1e-6)
+    np.testing.assert_allclose(fit_bradley_terry(wins, prior=0), truth - truth.mean(), atol=1e-6)
+    assert fit_against(wins[3, :3], wins[:3, 3], truth[:3], prior=0) == pytest.approx(150.0, abs=1e-6)
     sweep = np.array([[0, 50, 50], [0, 0, 30], [0, 20, 0]], float)
-    assert np.isfinite(evaluate.fit_bradley_terry(sweep)).all()
+    assert np.isfinite(fit_bradley_terry(sweep)).all()
 
 
 def test_ratio_estimate_is_the_mean_and_its_standard_error_for_equal_units():
     y = np.array([1.0, -2.0, 4.0, 0.0, 3.0])
-    e = evaluate.ratio_estimate(y, np.ones_like(y))
+    e = ratio_estimate(y, np.ones_like(y))
     assert e.value == pytest.approx(y.mean())
     assert e.se == pytest.approx(y.std(ddof=1) / np.sqrt(y.size))
     assert e.high - e.value == pytest.approx(1.959964 * e.se, rel=1e-6)
 
 
+PAIR_MARGINS = np.array([3.0, -1.0, 4.0, 0.0])
+PAIR_HANDS = np.array([4.0, 2.0, 6.0, 4.0])
+"""Four duplicate pairs of a games-mode match: A's margin in points and the hands played, unequal per pair."""
+
+
+def test_ratio_estimate_weighs_unequal_units_by_their_hands():
+    e = ratio_estimate(PAIR_MARGINS, PAIR_HANDS)
+    # 6 points over 16 hands; residuals y - 0.375 x = (1.5, -1.75, 1.75, -1.5), their squares sum to 10.625
+    assert e.value == 0.375
+    assert e.se == pytest.approx(math.sqrt(4 / 3 * 10.625) / 16, rel=1e-12)
+    assert e.se == pytest.approx(0.2352414539715878, rel=1e-12)
+    assert (e.low, e.high) == pytest.approx((0.375 - 1.959963984540054 * e.se, 0.375 + 1.959963984540054 * e.se), rel=1e-12)
+    assert e.value != pytest.approx(np.mean(PAIR_MARGINS / PAIR_HANDS))  # not the mean of per-pair rates
+
+
+def test_a_games_mode_result_has_the_hand_computed_intervals_and_p_value():
+    a_points, b_points = np.array([5, 2, 7, 3]), np.array([2, 3, 3, 3])
+    result = MatchResult("a", "b", "games", 0, 1, {}, np.arange(4, dtype=np.uint64), a_points, b_points,
+                         PAIR_HANDS.astype(np.int64), np.array([2, 0, 2, 1]))
+    assert result.margin_per_hand.value == 0.375 and result.num_hands == 16
+    assert result.margin_per_hand.se == pytest.approx(0.2352414539715878, rel=1e-12)
+    assert result.p_value == pytest.approx(0.1109121174865888, rel=1e-9) and not result.significant
+    assert result.points_per_hand_a.value == 17 / 16
+    share = result.point_share_a  # 17 of 28 points: residuals 5 - 17/28 * 7, ... per pair
+    residual = a_points - 17 / 28 * (a_points + b_points)
+    assert share.value == 17 / 28 and share.se == pytest.approx(math.sqrt(4 / 3 * residual @ residual) / 28, rel=1e-12)
+    win = result.win_rate_a  # 5 games of 8; residuals (0.75, -1.25, 0.75, -0.25)
+    assert win.value == 0.625 and win.se == pytest.approx(math.sqrt(4 / 3 * 2.75) / 8, rel=1e-12)
+    assert win.low == pytest.approx(0.625 - 1.959963984540054 * win.se, rel=1e-12) and win.high == 1.0  # clipped at 1
+
+
+def test_a_real_games_mode_match_weighs_pairs_by_their_hands():
+    match = play_match(Rules(target_points=5), "heuristic", "random", games=24, seed=8, chunk=4)
+    assert np.unique(match.hands).size > 1  # the pairs played different numbers of hands
+    y, x = (match.a_points - match.b_points).astype(float), match.hands.astype(float)
+    r = y.sum() / x.sum()
+    n = y.size
+    assert match.margin_per_hand.value == pytest.approx(r, rel=1e-12)
+    assert match.margin_per_hand.se == pytest.approx(np.sqrt(n / (n - 1) * np.sum((y - r * x) ** 2)) / x.sum(), rel=1e-12)
+
+
+def test_two_sided_p_value_of_known_z_scores():
+    assert two_sided_p(Estimate(0.5, 0.25, 0.0, 1.0)) == pytest.approx(0.04550026389635842, rel=1e-12)  # z = 2
+    assert two_sided_p(Estimate(-0.5, 0.25, -1.0, 0.0)) == pytest.approx(0.04550026389635842, rel=1e-12)
+    assert two_sided_p(Estimate(1.959963984540054, 1.0, 0.0, 4.0)) == pytest.approx(0.05, rel=1e-12)
+    assert two_sided_p(Estimate(0.0, 0.0, 0.0, 0.0)) == 1.0 and two_sided_p(Estimate(0.1, 0.0, 0.1, 0.1)) == 0.0
+
+
+def test_running_estimate_matches_the_estimate_of_every_prefix():
+    value, se = running_ratio_estimate(PAIR_MARGINS, PAIR_HANDS)
+    # the first two pairs: 2 points over 6 hands, residuals (5/3, -5/3), se sqrt(2 * 50/9) / 6 = 5/9
+    assert value[1] == pytest.approx(1 / 3, rel=1e-12) and se[1] == pytest.approx(5 / 9, rel=1e-12)
+    assert se[0] == 0
+    for k in range(2, PAIR_MARGINS.size + 1):
+        e = ratio_estimate(PAIR_MARGINS[:k], PAIR_HANDS[:k])
+        assert (value[k - 1], se[k - 1]) == pytest.approx((e.value, e.se), rel=1e-12)
+
+
+def test_game_winner_is_the_team_that_reached_the_target():
+    engine = Engine(Rules(target_points=3), episode="game")
+    state = engine.init(np.arange(1, 41, dtype=np.uint64))
+    assert (engine.game_winner(state) == -1).all()
+    for _ in random_play(engine, state, np.random.default_rng(0)):
+        pass
+    winner, games = engine.game_winner(state), np.arange(state.num_games)
+    assert set(np.unique(winner)) == {0, 1}
+    assert (state.score[games, winner] >= 3).all() and (state.score[games, 1 - winner] < 3).all()
+    assert (Engine().game_winner(Engine().init(np.arange(1, 5, dtype=np.uint64))) == -1).all()
+
+
 def test_heuristic_beats_random_significantly_and_the_oracle_is_unfair():
-    match = evaluate.play_match(None, "heuristic", "random", hands=200, seed=0)
+    match = play_match(None, "heuristic", "random", hands=200, seed=0)
     assert match.significant and match.margin_per_hand.low > 0
     assert 0.5 < match.point_share_a.value <= match.point_share_a.high <= 1
-    assert evaluate.check_bots(Rules(), ["heuristic", "random", "oracle"]) == [True, True, False]
+    assert check_bots(Rules(), ["heuristic", "random", "oracle"]) == [True, True, False]
 
 
 def test_rules_name_the_results_folder_and_show_in_the_report_and_csv(tmp_path, monkeypatch, capsys):
@@ -273,39 +370,44 @@ def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
     monkeypatch.setattr(matplotlib.axes.Axes, "set_title", lambda self, text, *a, **k: titles.append(text))
     monkeypatch.setattr(matplotlib.figure.Figure, "suptitle", lambda self, text, *a, **k: titles.append(text))
     rules = Rules(target_points=5)
-    tournament = evaluate.round_robin(rules, ["random", "test_first_legal"], hands=4, bootstrap=5)
-    evaluate.save_tournament(tournament, tmp_path / "rr", {})
-    evaluate.save_match(tournament.matches[0], tmp_path / "m", {})
+    tournament = round_robin(rules, ["random", "test_first_legal"], hands=4, bootstrap=5)
+    save_tournament(tournament, tmp_path / "rr", {})
+    save_match(tournament.matches[0], tmp_path / "m", {})
     assert len(titles) == 3 and all(t.endswith("\nrules: target_points=5") for t in titles), titles
 
 
 def test_presets_are_read_by_one_reader_that_falls_back_to_the_bundled_presets(tmp_path, monkeypatch):
-    import train
+    from euchre_lab.cli import OptionError
     from euchre_lab.presets import read_preset
+    from euchre_lab.train_options import read_config
 
     monkeypatch.chdir(tmp_path)  # an installed tool run from another folder
     tournament = yaml.safe_load((ROOT / "configs" / "tournament.yaml").read_text())
     assert read_preset("configs/tournament.yaml", "x") == read_preset("tournament.yaml", "x") == tournament
-    assert train.read_config("configs/ppo_tiny.yaml")["num_envs"] == yaml.safe_load((ROOT / "configs" / "ppo_tiny.yaml").read_text())["num_envs"]
+    assert read_config("configs/ppo_tiny.yaml")["num_envs"] == yaml.safe_load((ROOT / "configs" / "ppo_tiny.yaml").read_text())["num_envs"]
     (tmp_path / "binary.yaml").write_bytes(b"\xff\xfe\x00junk")
     with pytest.raises(ValueError, match="binary.yaml is not a text file; pass a YAML preset"):
         read_preset("binary.yaml", "x")
-    with pytest.raises(train.ConfigError, match="binary.yaml is not a text file"):
-        train.read_config("binary.yaml")
+    with pytest.raises(OptionError, match="binary.yaml is not a text file"):
+        read_config("binary.yaml")
     with pytest.raises(ValueError, match="config file 'none.yaml' not found; pass --config with a YAML preset such as configs/x.yaml"):
         read_preset("none.yaml", "configs/x.yaml")
 
 
-def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
-    """benchmarks/paired_difference.py: the difference of two margins against one opponent, pair by pair."""
-    import importlib.util
-
+def load_paired_difference():
+    """benchmarks/paired_difference.py as a module."""
     spec = importlib.util.spec_from_file_location("paired_difference", ROOT / "benchmarks" / "paired_difference.py")
     paired = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(paired)
+    return paired
+
+
+def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
+    """benchmarks/paired_difference.py: the difference of two margins against one opponent, pair by pair."""
+    paired = load_paired_difference()
     for a, seed in (("heuristic", 3), ("random", 3), ("random", 4)):
-        match = evaluate.play_match(Rules(), a, "random", hands=40, seed=seed, chunk=8)
-        evaluate.save_match(match, tmp_path / f"{a}_{seed}", {}, plots=False)
+        match = play_match(Rules(), a, "random", hands=40, seed=seed, chunk=8)
+        save_match(match, tmp_path / f"{a}_{seed}", {}, plots=False)
     first, second, difference, pairs, _ = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
     assert pairs == 20
     assert difference.value == pytest.approx(first.value - second.value)
@@ -314,3 +416,28 @@ def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
         paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_4")
     with pytest.raises(ValueError, match="is not a match folder of evaluate.py"):
         paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "none")
+
+
+def write_match_folder(folder: Path, margins: list[int], hands: list[int]) -> None:
+    """A match folder as evaluate.py writes it, against opponent "b" on keys 1, 2, ...: A's margins per pair."""
+    folder.mkdir()
+    (folder / "match.json").write_text(json.dumps({"match": {"b": "b", "mode": "hands", "seed": 0, "rules": {}}}))
+    rows = [{"key": k + 1, "a_points": max(m, 0), "b_points": max(-m, 0), "hands": h} for k, (m, h) in enumerate(zip(margins, hands))]
+    with open(folder / "pairs.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_paired_difference_has_the_standard_error_of_the_per_pair_differences(tmp_path):
+    paired = load_paired_difference()
+    write_match_folder(tmp_path / "one", [2, 0, -1, 3], [2, 2, 2, 2])
+    write_match_folder(tmp_path / "two", [1, 1, -2, 0], [2, 2, 2, 2])
+    first, second, difference, pairs, correlation = paired.paired_difference(tmp_path / "one", tmp_path / "two")
+    # differences (1, -1, 1, 3) over 8 hands: 0.5 per hand; residuals (0, -2, 0, 2); se sqrt(4/3 * 8) / 8 = 1/sqrt(6)
+    assert pairs == 4 and difference.value == 0.5
+    assert difference.se == pytest.approx(1 / math.sqrt(6), rel=1e-12)
+    assert (first.value, second.value) == (0.5, 0.0)
+    assert correlation == pytest.approx(4 / math.sqrt(60), rel=1e-12)
+    independent = math.hypot(first.se, second.se)  # what two unpaired matches would give: wider here
+    assert difference.se < independent

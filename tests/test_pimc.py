@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from euchre_agents import make_agent
+from euchre_agents.registry import make_agent
 from euchre_agents.base import RandomAgent
-from euchre_agents.belief import make_model, resample
+from euchre_agents.belief import ActionModel, resample
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
 from euchre_env import Engine, Rules, game_keys
@@ -155,6 +155,7 @@ def test_inference_options_parse_and_bad_values_say_what_to_fix():
 @pytest.mark.parametrize("options", [dict(model="random"), dict(model="heuristic", eps=1.0)])
 def test_an_uninformative_model_leaves_every_layout_weight_one(options):
     engine = Engine()
+    options = {**options, "model": make_agent(options["model"], engine, 0)}
     state = positions(engine, num_games=3, seed=2, every=4)
     info = decode(engine, engine.observe(state))
     agent = PimcAgent(engine, seed=0, worlds=4, infer=True, candidates=3, **options)
@@ -182,7 +183,7 @@ def test_an_order_up_makes_the_layouts_where_the_orderer_holds_trump_dominate():
     assert (weight * trumps).sum() / weight.sum() > trumps.mean() + 0.5
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 30))
 def test_resampled_layouts_still_show_the_seat_what_it_saw(seed, steps):
     engine, state = random_position(Rules(lone_defender=True), seed, steps)
@@ -226,14 +227,14 @@ def test_the_model_temperature_sharpens_a_policy_and_zero_is_its_greedy_play():
     obs, legal = engine.observe(state), state.legal
     policy = make_agent(f"ppo:{CHECKPOINT}", engine, seed=0)
     p = policy.action_probabilities(obs, legal)
-    at = {t: make_model(f"ppo:{CHECKPOINT}", engine, 0.2, 0, t).probabilities(obs, legal) for t in (0.0, 0.5, 1.0)}
+    at = {t: ActionModel(make_agent(f"ppo:{CHECKPOINT}", engine, 0), 0.2, t).probabilities(obs, legal) for t in (0.0, 0.5, 1.0)}
     assert np.allclose(at[1.0], p)
     assert np.allclose(at[0.5], p**2 / (p**2).sum(axis=1, keepdims=True)) and (at[0.5][~legal] == 0).all()
     greedy = np.zeros_like(p)
     greedy[np.arange(p.shape[0]), policy.act(obs, legal)] = 1.0
     assert np.array_equal(at[0.0], greedy)
     with pytest.raises(ValueError, match="temperature must be >= 0"):
-        make_model("heuristic", engine, 0.2, 0, -0.5)
+        ActionModel(make_agent("heuristic", engine, 0), 0.2, -0.5)
     with pytest.raises(ValueError, match="applies to a policy model"):
         make_agent("pimc:infer=true,model=heuristic,temp=0", engine)
 

@@ -127,8 +127,8 @@ def play_through_api(client: TestClient, app, request: dict, rng: np.random.Gene
 
 @pytest.fixture
 def client():
-    app = create_app()
-    with TestClient(app) as c:
+    app = create_app(allow_client_seeds=True)  # these tests replay fixed deals
+    with TestClient(app, base_url="http://localhost") as c:
         c.app_ref = app
         yield c
 
@@ -206,11 +206,12 @@ def test_each_game_has_its_own_unguessable_id_and_state(client):
 
 def test_finished_and_abandoned_games_are_cleaned_up():
     games = Games(max_games=2, idle_seconds=60, finished_seconds=0)
-    app = create_app(bots=("random", "random"), games=games)
-    with TestClient(app) as client:
+    app = create_app(bots=("random", "random"), games=games, allow_client_seeds=True)
+    with TestClient(app, base_url="http://localhost") as client:
         done, _ = play_through_api(client, app, {"seed": 10}, np.random.default_rng(0))
         alive = client.post("/api/games", json={"seed": 11}).json()["id"]
-        assert client.get(f"/api/games/{done}").status_code == 404  # finished: gone at the next request
+        games.sweep()
+        assert client.get(f"/api/games/{done}").status_code == 404  # finished: put away at the sweep
         assert client.get(f"/api/games/{alive}").status_code == 200
         client.post("/api/games", json={"seed": 12}).raise_for_status()
         full = client.post("/api/games", json={"seed": 13})
@@ -248,6 +249,7 @@ class _Server:
 
 
 RELEASE = threading.Event()
+THINKING = threading.Event()
 
 
 class _SlowBot(RandomAgent):
@@ -256,6 +258,7 @@ class _SlowBot(RandomAgent):
     name = "slow"
 
     def act(self, obs, mask, state=None, rows=None):
+        THINKING.set()
         RELEASE.wait(20)
         return super().act(obs, mask)
 
@@ -265,7 +268,8 @@ register("slow_test_bot", lambda engine, arg, seed: _SlowBot(engine, seed))
 
 def test_a_thinking_bot_does_not_hold_up_other_games():
     RELEASE.clear()
-    app = create_app(bots=("slow_test_bot", "random"))
+    THINKING.clear()
+    app = create_app(bots=("slow_test_bot", "random"), allow_client_seeds=True)
     with _Server(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         slow = http.post("/api/games", json={"seed": 1}).json()
         game = f"/api/games/{slow['id']}"
@@ -277,7 +281,7 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
         answer = {}
         thinking = threading.Thread(target=lambda: answer.update(r=http.post(f"{game}/step", json={"version": slow["version"]})))
         thinking.start()
-        time.sleep(0.3)
+        assert THINKING.wait(20), "the slow bot never started thinking"
         started = time.monotonic()
         other = http.post("/api/games", json={"partner": "random", "seed": 2})
         http.get(f"/api/games/{other.json()['id']}").raise_for_status()

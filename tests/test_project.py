@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import euchre_env
+from conftest import SUBPROCESS_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +38,7 @@ def test_make_clean_removes_the_venv_and_caches_but_not_runs_or_results(tmp_path
     for name in kept + removed:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    subprocess.run(["make", "clean"], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(["make", "clean"], cwd=tmp_path, check=True, capture_output=True, timeout=SUBPROCESS_TIMEOUT)
     assert all((tmp_path / name).exists() for name in kept)
     assert not any((tmp_path / name.split("/")[0]).exists() for name in removed if not name.startswith("euchre_agents"))
     assert not (tmp_path / "euchre_agents" / "__pycache__").exists()
@@ -50,15 +51,18 @@ def test_the_tools_are_installed_as_console_scripts():
     scripts = {e.name: e.value for e in importlib.metadata.entry_points(group="console_scripts") if e.name.startswith("euchre-")}
     assert scripts == TOOLS
     bin_dir = Path(sys.executable).parent
-    refused = subprocess.run([str(bin_dir / "euchre-evaluate"), "heuristc", "random"], capture_output=True, text=True, cwd=ROOT)
+    refused = subprocess.run([str(bin_dir / "euchre-evaluate"), "heuristc", "random"], capture_output=True, text=True,
+                             cwd=ROOT, timeout=SUBPROCESS_TIMEOUT)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.strip().splitlines() == [refused.stderr.strip()] and "unknown agent 'heuristc'" in refused.stderr
     assert refused.stderr.startswith("euchre-evaluate: error:")  # the command's name, not the checkout's evaluate.py
-    bad_flag = subprocess.run([str(bin_dir / "euchre-train"), "--num-env", "8"], capture_output=True, text=True, cwd=ROOT)
+    bad_flag = subprocess.run([str(bin_dir / "euchre-train"), "--num-env", "8"], capture_output=True, text=True,
+                              cwd=ROOT, timeout=SUBPROCESS_TIMEOUT)
     assert bad_flag.returncode == 2 and bad_flag.stderr.startswith("euchre-train: error:")
     assert "(euchre-train --help lists every option)" in bad_flag.stderr
     for tool in ("euchre-train", "euchre-play"):
-        shown = subprocess.run([str(bin_dir / tool), "--help"], capture_output=True, text=True, cwd=ROOT)
+        shown = subprocess.run([str(bin_dir / tool), "--help"], capture_output=True, text=True, cwd=ROOT,
+                               timeout=SUBPROCESS_TIMEOUT)
         assert shown.returncode == 0 and shown.stdout.startswith(f"usage: {tool}"), shown.stderr
 
 
@@ -75,7 +79,7 @@ def test_the_checkout_scripts_are_the_package_modules():
 def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_path):
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)],
-        capture_output=True, text=True,
+        capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert built.returncode == 0, built.stderr
     assert "Warning" not in built.stderr, built.stderr
@@ -95,13 +99,13 @@ def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_
         archive.extractall(tmp_path / "site")
     probe = "from euchre_agents.ppo import SHIPPED, read_checkpoint; read_checkpoint(SHIPPED); print(SHIPPED)"
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
-                           env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+                           env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=SUBPROCESS_TIMEOUT)
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()) == (tmp_path / "site" / "euchre_agents" / "shipped" / "euchre_ppo.pt").resolve()
     presets = ("from euchre_lab.presets import read_preset; "
                "print(read_preset('configs/ppo.yaml', '')['total_timesteps'], read_preset('ppo_tiny.yaml', '')['num_envs'])")
     read = subprocess.run([sys.executable, "-c", presets], capture_output=True, text=True, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+                          env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=SUBPROCESS_TIMEOUT)
     assert read.returncode == 0, read.stderr
     ppo, tiny = (yaml.safe_load((ROOT / "configs" / name).read_text()) for name in ("ppo.yaml", "ppo_tiny.yaml"))
     assert read.stdout.split() == [str(ppo["total_timesteps"]), str(tiny["num_envs"])]

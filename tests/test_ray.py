@@ -24,13 +24,16 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip ins
 torch = pytest.importorskip("torch")
 
 import evaluate  # noqa: E402
+from conftest import SUBPROCESS_TIMEOUT  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from euchre_agents import rllib  # noqa: E402
-from euchre_agents.base import make_agent  # noqa: E402
+from euchre_agents.registry import make_agent  # noqa: E402
 from euchre_agents.ppo import CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
+from euchre_lab import backends  # noqa: E402
+from euchre_lab.match import ChunkTask, play_match, run_chunk  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray")
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,10 +48,10 @@ def local_ray():
     """One local Ray for the session, shipping the code as evaluate.py does."""
     ray.init(
         num_cpus=2,
-        object_store_memory=evaluate.RAY_OBJECT_STORE,
+        object_store_memory=backends.RAY_OBJECT_STORE,
         include_dashboard=False,
         log_to_driver=False,
-        runtime_env=evaluate.ray_runtime_env(),
+        runtime_env=backends.ray_runtime_env(),
     )
     yield
     ray.shutdown()
@@ -87,7 +90,7 @@ def test_ray_match_writes_the_same_files_as_workers(local_ray, tmp_path):
     assert csv_rows(by_ray / "match.csv") == csv_rows(by_workers / "match.csv")
     a, b = (json.loads((out / "match.json").read_text()) for out in (by_workers, by_ray))
     assert without(a, TIMING | RUN_OPTIONS) == without(b, TIMING | RUN_OPTIONS)
-    assert b["config"]["ray"] == evaluate.RAY_LOCAL and b["match"]["hands"] == 80
+    assert b["config"]["ray"] == backends.RAY_LOCAL and b["match"]["hands"] == 80
 
 
 def test_ray_round_robin_writes_the_same_files_as_workers(local_ray, tmp_path):
@@ -102,7 +105,7 @@ def test_ray_round_robin_writes_the_same_files_as_workers(local_ray, tmp_path):
 
 
 def test_ray_shows_the_progress_bar(local_ray, tmp_path, capsys):
-    evaluate.play_match(None, "random", "heuristic", hands=40, chunk=10, progress=True, ray=evaluate.RAY_LOCAL)
+    play_match(None, "random", "heuristic", hands=40, chunk=10, progress=True, ray=backends.RAY_LOCAL)
     assert "40/40" in capsys.readouterr().err
 
 
@@ -111,7 +114,7 @@ def crash_first_time(task, marker: str):
     if task.index == 0 and not os.path.exists(marker):
         Path(marker).touch()
         os._exit(1)
-    return evaluate._run_task(task), shipped_files()
+    return run_chunk(task), shipped_files()
 
 
 def shipped_files() -> set[str]:
@@ -123,27 +126,27 @@ def shipped_files() -> set[str]:
 def test_a_chunk_whose_worker_died_runs_again_on_workers_given_the_code_by_runtime_env(local_ray, tmp_path):
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # this test's module is not shipped
     rules, keys = Rules(), np.arange(1, 13, dtype=np.uint64)
-    tasks = [evaluate._Task(0, c, rules, "hands", ("random", "heuristic"), (7 + c, 9 + c), keys[4 * c : 4 * c + 4]) for c in range(3)]
+    tasks = [ChunkTask(0, c, rules, "hands", ("random", "heuristic"), (7 + c, 9 + c), keys[4 * c : 4 * c + 4]) for c in range(3)]
     marker = tmp_path / "crashed"
     run = functools.partial(crash_first_time, marker=str(marker))
-    got = {(m, c): (out, where) for (m, c, out), where in evaluate.ray_results(tasks, evaluate.RAY_LOCAL, run=run)}
+    got = {(m, c): (out, where) for (m, c, out), where in backends.ray_results(tasks, backends.RAY_LOCAL, run=run)}
     assert marker.exists() and sorted(got) == [(0, 0), (0, 1), (0, 2)]
     for task in tasks:
-        expected = evaluate._run_task(task)[2]
+        expected = run_chunk(task)[2]
         out, shipped = got[0, task.index]
         for key in ("a_points", "b_points", "hands"):
             np.testing.assert_array_equal(out[key], expected[key])
-        assert {"euchre_lab/evaluate.py", "euchre_agents/pimc.py", "euchre_env/engine.py"} <= shipped
+        assert {"euchre_lab/match.py", "euchre_agents/pimc.py", "euchre_env/engine.py"} <= shipped
         assert any(name.startswith("euchre_agents/_dds") and name.endswith(".so") for name in shipped), "the solver is not shipped"
 
 
 def test_ray_refuses_agent_instances(local_ray):
     bot = make_agent("random", Engine())
     with pytest.raises(ValueError, match="bot specs to play on Ray"):
-        evaluate.play_match(None, bot, "random", hands=4, ray=evaluate.RAY_LOCAL)
+        play_match(None, bot, "random", hands=4, ray=backends.RAY_LOCAL)
 
 
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def cli(*args: str, timeout: float = SUBPROCESS_TIMEOUT) -> subprocess.CompletedProcess:
     """evaluate.py in a fresh process (this one is connected to the session's Ray)."""
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True, text=True, timeout=timeout)
 
@@ -160,7 +163,7 @@ def test_unreachable_ray_address_fails_with_one_line():
     done = cli("random", "random", "--hands", "4", "--ray", f"127.0.0.1:{port}")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"evaluate.py: error: cannot reach a Ray cluster at 127.0.0.1:{port}: Connection refused; {evaluate.RAY_HINT}"
+        f"evaluate.py: error: cannot reach a Ray cluster at 127.0.0.1:{port}: Connection refused; {backends.RAY_HINT}"
     ]
 
 
@@ -175,8 +178,8 @@ def test_a_port_that_never_answers_gives_up_after_the_timeout():
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        code = f"import evaluate\ntry:\n    evaluate.connect_ray('127.0.0.1:{port}', timeout=2)\nexcept ConnectionError as e:\n    print(e)"
-        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        code = f"from euchre_lab.backends import connect_ray\ntry:\n    connect_ray('127.0.0.1:{port}', timeout=2)\nexcept ConnectionError as e:\n    print(e)"
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert f"cannot reach a Ray cluster at 127.0.0.1:{port}: no answer in 2 s" in done.stdout
 

@@ -49,6 +49,30 @@ def test_illegal_action_is_replaced_or_raises():
         strict.step(int(np.flatnonzero(~strict.action_masks())[0]))
 
 
+class Scripted:
+    """A duck-typed bot: the lowest legal action, or an illegal one; with the full state if it asks for it."""
+
+    def __init__(self, name, needs_full_state=False, illegal=False):
+        self.name, self.needs_full_state, self.illegal, self.given = name, needs_full_state, illegal, []
+
+    def act(self, obs, mask, *state_and_rows):
+        self.given.append(state_and_rows)
+        return np.argmin(mask, axis=1) if self.illegal else np.argmax(mask, axis=1)
+
+
+def test_the_bots_are_called_the_one_way_full_state_only_when_asked_and_checked():
+    full, fair = Scripted("full", needs_full_state=True), Scripted("fair")
+    env = EuchreSingleEnv(partner=full, opponents=fair)
+    env.reset(seed=3)
+    for _ in range(20):
+        if env.step(int(np.flatnonzero(env.action_masks())[0]))[2]:
+            env.reset()
+    assert full.given and all(len(g) == 2 and g[1].tolist() == [0] and g[0].num_games == 1 for g in full.given)
+    assert fair.given and all(g == () for g in fair.given)
+    with pytest.raises(ValueError, match="bot 'cheat' chose the illegal action"):
+        EuchreSingleEnv(seat=1, opponents=Scripted("cheat", illegal=True)).reset(seed=0)
+
+
 def test_same_seed_same_episode():
     def run(seed):
         env = gymnasium.make("EuchreSingle-v0", partner="random", opponents="random")
@@ -81,3 +105,23 @@ def test_maskable_ppo_trains_on_it():
         obs, _, terminated, _, _ = env.step(int(action))
         if terminated:
             obs, _ = env.reset()
+
+
+def test_reset_with_a_seed_reseeds_each_bot_through_its_reseed_method():
+    class Recorder:
+        """A bot that plays its first legal action and records how it was reseeded."""
+
+        def __init__(self):
+            self.seeds = []
+
+        def act(self, obs, mask):
+            return np.asarray(mask).argmax(axis=1)
+
+        def reseed(self, seed):
+            self.seeds.append(seed)
+
+    partner, opponent = Recorder(), Recorder()
+    env = EuchreSingleEnv(seat=1, partner=partner, opponents=opponent)
+    env.reset(seed=5)
+    env.reset()
+    assert partner.seeds == [[5, 3]] and sorted(opponent.seeds) == [[5, 0], [5, 2]]

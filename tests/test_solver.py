@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from euchre_agents import make_agent
+from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks, mask_cards
 from euchre_env import Engine, Phase, Rules, game_keys
-from euchre_env.cards import NUM_SEATS, deck_for
+from euchre_env.cards import NUM_SEATS, NUM_TRICKS, deck_for
 
 DECKS = [Rules(), Rules(deck=32), Rules(joker=True), Rules(deck=32, joker=True)]
 
@@ -159,6 +159,30 @@ def test_solver_value_is_what_the_engine_scores_under_solver_play(rules):
             pick = np.argmax if state.to_play[0] % 2 == 0 else np.argmin
             engine.step(state, legal[pick(v[legal])][None])
         assert state.tricks_won[0, 0] == predicted
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(), Rules(deck=32, joker=True, lone_defender=True)], ids=["default", "32j-lone"]
+)
+def test_the_solvers_follow_suit_and_trick_winner_are_the_engines_under_random_play(rules):
+    """The C solver keeps its own follow-suit and trick-winner rules: at every card of random hands its legal
+    cards are the engine's, and from any point of the last trick it names the engine's winner of that trick."""
+    engine = Engine(rules)
+    dd = DoubleDummy(engine.deck)
+    rng = np.random.default_rng(5)
+    for key in game_keys(12, 40):
+        state = engine.init(key[None])
+        while not state.done[0]:
+            if state.phase[0] == Phase.PLAY:
+                t = state.trick_index[0]
+                args = (hand_masks(state.hand), state.trump, state.trick_leader[:, t], state.active, state.trick_cards[:, t])
+                assert np.flatnonzero(dd.move_values(*args)[0] >= 0).tolist() == engine.legal_actions(state)
+                if t == NUM_TRICKS - 1:
+                    last_to_team_0 = int(dd.values(*args)[0])
+            engine.step(state, np.array([rng.choice(engine.legal_actions(state))]))
+        if state.phase[0] != Phase.HAND_OVER or state.trick_winner[0, -1] < 0:
+            continue
+        assert last_to_team_0 == (state.trick_winner[0, -1] % 2 == 0)
 
 
 def test_solver_rejects_inconsistent_positions():

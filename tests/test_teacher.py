@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 
@@ -11,7 +12,7 @@ import pytest
 
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import OracleAgent, score_table
-from euchre_agents.registry import make_agent
+from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_agents.teacher import (
     MANIFEST,
@@ -20,7 +21,6 @@ from euchre_agents.teacher import (
     TeacherSettings,
     generate,
     load,
-    main as teacher_main,
     read_manifest,
     rollout_values,
     shard_path,
@@ -28,6 +28,7 @@ from euchre_agents.teacher import (
 )
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
+from euchre_lab.teacher import main as teacher_main
 
 RULES = {
     "default": Rules(),
@@ -180,10 +181,15 @@ def test_rollout_cards_values_card_decisions_by_play_outs_and_leaves_the_rest():
 
 
 def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path, capsys):
+    assert teacher_main([str(tmp_path / "data"), "--shards", "1", "--rollout-cards=maybe"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m euchre_lab.teacher: error: option rollout_cards: expected bool, got 'maybe'")
+    assert err.count("\n") == 1 and not (tmp_path / "data").exists()
     with pytest.raises(SystemExit) as stop:
-        teacher_main([str(tmp_path / "data"), "--shards", "1", "--rollout-cards", "maybe"])
-    assert stop.value.code == 2 and "--rollout-cards" in capsys.readouterr().err
-    assert not (tmp_path / "data").exists()
+        teacher_main([str(tmp_path / "data")])
+    assert stop.value.code == 2 and "the following arguments are required: --shards" in capsys.readouterr().err
+    assert teacher_main([str(tmp_path / "data"), "--shards", "1", "--rules", "deck=33"]) == 2
+    assert "Rules.deck=33 is not allowed" in capsys.readouterr().err and not (tmp_path / "data").exists()
 
 
 def test_data_written_before_a_setting_existed_resumes_with_its_default(tmp_path):
@@ -209,6 +215,31 @@ def test_a_shard_is_a_pure_function_of_settings_and_index():
     assert np.array_equal(np.isfinite(first["values"]), legal)
     assert (legal.sum(axis=1) > 1).all()
     assert legal[np.arange(legal.shape[0]), first["action"]].all()
+
+
+def test_a_shard_is_the_data_it_was_before_the_play_loop_moved():
+    data = ShardPlayer(Rules(), TINY).play_shard(0)
+    digest = hashlib.sha256()
+    for key in sorted(data):
+        digest.update(key.encode())
+        digest.update(np.ascontiguousarray(data[key]).tobytes())
+    assert (digest.hexdigest()[:24], data["phase"].size) == ("bfc6342dd50294f090ce60d4", 99)
+
+
+def test_a_shard_reseeds_every_bot_through_its_reseed(monkeypatch):
+    player = ShardPlayer(Rules(), dataclasses.replace(TINY, label="rollout", rollout_agent="heuristic"))
+    called = []
+    for role, bot in [("behaviour", b) for b in player.bots] + [("oracle", player.oracle), ("pimc", player.pimc), ("rollout", player.rollout_bot)]:
+        monkeypatch.setattr(bot, "reseed", lambda seed, role=role, inner=bot.reseed: (called.append(role), inner(seed))[1])
+    player.reseed(0)
+    assert sorted(called) == sorted(["behaviour"] * len(player.bots) + ["oracle", "pimc", "rollout"])
+
+
+def test_the_default_behaviour_needs_no_experiment_file():
+    specs = [spec for spec, _ in parse_weighted(TeacherSettings().behaviour, "behaviour")]
+    assert all(":" not in spec for spec in specs)
+    data = ShardPlayer(Rules(), dataclasses.replace(TeacherSettings(), games_per_shard=2)).play_shard(0)
+    assert data["phase"].size > 0
 
 
 def test_shards_round_trip_with_their_manifest_and_resume(tmp_path):

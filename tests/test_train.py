@@ -14,9 +14,15 @@ import torch
 import yaml
 
 import train
+from conftest import SUBPROCESS_TIMEOUT
 from euchre_agents.registry import make_agent
 from euchre_agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
+from euchre_lab import train, train_checks, train_options
+from euchre_lab.cli import OptionError, field_docs
+from euchre_lab.league import sample_actions
+from euchre_lab.ppo_trainer import stream_advantages
+from euchre_lab.runs import python_command
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536"]
@@ -25,7 +31,7 @@ TINY = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536"]
 
 def run_train(*flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "train.py", *flags], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "train.py", *flags], cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT
     )
 
 
@@ -187,7 +193,7 @@ def test_masked_policy_never_samples_an_illegal_action():
     mask[np.arange(mask.shape[0]), rng.integers(0, engine.num_actions, mask.shape[0])] = True
     obs = torch.from_numpy(rng.random((mask.shape[0], engine.observation_size), dtype=np.float32))
     with torch.no_grad():
-        actions, logprobs, _ = train.sample_actions(net, obs, torch.from_numpy(mask))
+        actions, logprobs, _ = sample_actions(net, obs, torch.from_numpy(mask))
     assert mask[np.arange(mask.shape[0]), actions.numpy()].all()
     assert torch.isfinite(logprobs).all()
     for sample in (False, True):
@@ -197,7 +203,7 @@ def test_masked_policy_never_samples_an_illegal_action():
     obs_np, info = env.reset()
     for _ in range(60):
         with torch.no_grad():
-            actions, _, _ = train.sample_actions(net, torch.from_numpy(obs_np), torch.from_numpy(info["action_mask"]))
+            actions, _, _ = sample_actions(net, torch.from_numpy(obs_np), torch.from_numpy(info["action_mask"]))
         obs_np, _, _, _, info = env.step(actions.numpy())
 
 
@@ -209,7 +215,7 @@ def test_stream_advantages_equal_gae_run_on_each_stream_alone():
     successors = np.array([2, 3, 4, -1, -1])
     bootstrap = np.array([0.0, 0.0, 0.0, 0.7, 0.0], np.float32)
     gamma, lam = 0.9, 0.8
-    got = train.stream_advantages(rewards, values, dones, successors, bootstrap, [0, 1, 2, 3, 4], gamma, lam)
+    got = stream_advantages(rewards, values, dones, successors, bootstrap, [0, 1, 2, 3, 4], gamma, lam)
 
     def gae(r, v, after_last):  # plain GAE over one stream; after_last: the value after its last decision
         adv, running = np.zeros(len(r)), 0.0
@@ -224,36 +230,35 @@ def test_stream_advantages_equal_gae_run_on_each_stream_alone():
 
 
 def test_default_preset_holds_the_args_defaults():
-    defaults = dataclasses.asdict(train.Args())
-    preset = train.read_config("configs/ppo.yaml")
-    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume", *train.COMMAND_LINE_ONLY)}
+    defaults = dataclasses.asdict(train_options.Args())
+    preset = train_options.read_config("configs/ppo.yaml")
+    assert preset == {k: v for k, v in defaults.items() if k not in ("config", "resume", *train_options.COMMAND_LINE_ONLY)}
 
 
 def test_every_option_is_documented_and_overridable():
-    docs = train.field_docs(train.Args)
-    assert set(docs) == {f.name for f in dataclasses.fields(train.Args)} and all(docs.values())
-    args, checkpoint = train.parse_args(
+    docs = field_docs(train_options.Args)
+    assert set(docs) == {f.name for f in dataclasses.fields(train_options.Args)} and all(docs.values())
+    args, checkpoint = train_options.parse_args(
         ["--config", "configs/ppo_tiny.yaml", "--num-envs", "8", "--learning_rate", "1e-3", "--rules", "{deck: 32}", "--anneal-lr", "false"]
     )
     assert checkpoint is None
     assert (args.num_envs, args.learning_rate, args.rules, args.anneal_lr) == (8, 1e-3, {"deck": 32}, False)
     assert args.num_steps == 16  # from the preset
     with pytest.raises(ValueError, match="num_envs: expected int"):
-        train.parse_args(["--num-envs", "many"])
+        train_options.parse_args(["--num-envs", "many"])
 
 
 def test_opponent_mix_parsing():
-    assert train.parse_mix("self=3,pool=1,pimc:worlds=20=1") == [("self", 0.6), ("pool", 0.2), ("pimc:worlds=20", 0.2)]
+    assert train_options.parse_mix("self=3,pool=1,pimc:worlds=20=1") == [("self", 0.6), ("pool", 0.2), ("pimc:worlds=20", 0.2)]
     with pytest.raises(ValueError, match="NAME=NUMBER"):
-        train.parse_mix("self")
+        train_options.parse_mix("self")
 
 
 def test_missing_evaluate_fails_only_when_evaluation_is_on(monkeypatch):
-    monkeypatch.setitem(sys.modules, "euchre_lab.evaluate", None)  # makes `from euchre_lab.evaluate import ...` raise ImportError
-    engine = Engine()
-    assert train.evaluation_function(train.Args(eval_interval=0), engine) is None
-    with pytest.raises(train.ConfigError, match="--eval-interval 0"):
-        train.evaluation_function(train.Args(eval_interval=5), engine)
+    monkeypatch.setitem(sys.modules, "euchre_lab.match", None)  # makes `from euchre_lab.match import ...` raise ImportError
+    assert train_checks.evaluation_function(train_options.Args(eval_interval=0)) is None
+    with pytest.raises(OptionError, match="--eval-interval 0"):
+        train_checks.evaluation_function(train_options.Args(eval_interval=5))
 
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(deck=32, joker=True, lone_defender=True)], ids=["default", "deck32_joker"])
@@ -297,13 +302,13 @@ def test_canonical_suits_see_a_suit_relabelled_deal_the_same(rules):
 
 def test_a_run_folder_is_reused_only_to_resume_it_or_with_overwrite(tiny_run, tmp_path):
     latest = tiny_run / "checkpoints" / "latest.pt"
-    own = train.Args(run_name="tiny", runs_dir=str(tiny_run.parent), resume=str(latest))
-    train.check_run_folder(own)  # resuming a run into its own folder
-    with pytest.raises(train.ConfigError, match="--overwrite would delete .*latest.pt, the checkpoint being resumed"):
-        train.check_run_folder(dataclasses.replace(own, overwrite=True))
-    with pytest.raises(train.ConfigError, match=f"continue it with --resume {latest}, replace it with --overwrite"):
-        train.check_run_folder(dataclasses.replace(own, resume=""))
-    train.check_run_folder(train.Args(run_name="tiny", runs_dir=str(tmp_path)))  # a new folder
+    own = train_options.Args(run_name="tiny", runs_dir=str(tiny_run.parent), resume=str(latest))
+    train_checks.check_run_folder(own)  # resuming a run into its own folder
+    with pytest.raises(OptionError, match="--overwrite would delete .*latest.pt, the checkpoint being resumed"):
+        train_checks.check_run_folder(dataclasses.replace(own, overwrite=True))
+    with pytest.raises(OptionError, match=f"continue it with --resume {latest}, replace it with --overwrite"):
+        train_checks.check_run_folder(dataclasses.replace(own, resume=""))
+    train_checks.check_run_folder(train_options.Args(run_name="tiny", runs_dir=str(tmp_path)))  # a new folder
 
 
 def test_overwrite_replaces_an_earlier_run_and_the_start_says_where_everything_goes(tmp_path):
@@ -334,34 +339,60 @@ def test_ctrl_c_prints_the_exact_resume_command(tmp_path):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell may ignore SIGINT
     )
     latest = tmp_path / "stopped" / "checkpoints" / "latest.pt"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + SUBPROCESS_TIMEOUT
     while not latest.exists() and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     run.send_signal(signal.SIGINT)
-    out, err = run.communicate(timeout=120)
+    out, err = run.communicate(timeout=SUBPROCESS_TIMEOUT)
     assert run.returncode == 130 and "Traceback" not in err, err
     last_line = err.splitlines()[-1]
     assert last_line.startswith("train.py: interrupted after update ") and "checkpoint written" in last_line
-    assert last_line.endswith(f"; continue the run with: {train.python_command()} train.py --resume {latest}")
+    assert last_line.endswith(f"; continue the run with: {python_command()} train.py --resume {latest}")
     stopped_at = int(last_line.split("after update ")[1].split(",")[0])
     assert torch.load(latest, weights_only=True)["update"] == stopped_at  # the update that finished is saved
 
 
 TRAIN_PRESETS = sorted(
-    p.name for p in (ROOT / "configs").glob("*.yaml") if not {"bots", "round_robin", "policies"} & set(yaml.safe_load(p.read_text()))
+    p.name
+    for p in (ROOT / "configs").glob("*.yaml")
+    if not {"bots", "round_robin", "policies"} & set(preset := yaml.safe_load(p.read_text())) and preset.get("stage") != "recipe"
 )
-"""The presets of train.py: all but evaluate.py's (bots, round_robin) and the RLlib example's (policies)."""
+"""The presets of train.py's single stages: all but evaluate.py's (bots, round_robin), the RLlib example's (policies)
+and the recipes (tests/test_recipe.py checks those)."""
 
 
 def test_the_configs_folder_has_the_training_presets_the_readme_names():
-    assert {"ppo.yaml", "ppo_tiny.yaml", "ppo_long.yaml", "distill.yaml", "distill_onpolicy.yaml", "finetune.yaml"} <= set(TRAIN_PRESETS)
+    assert {"ppo.yaml", "ppo_tiny.yaml", "finetune.yaml"} <= set(TRAIN_PRESETS)
 
 
 @pytest.mark.parametrize("name", TRAIN_PRESETS)
 def test_every_training_preset_in_configs_passes_train_py_s_option_checks(name):
     """A preset with a typo, a bad number or an unknown bot fails here, not an hour into someone's run (its teacher data
     and checkpoints are not part of the checkout, so check_stage is left out)."""
-    args, _ = train.parse_args(["--config", f"configs/{name}"])
-    train.check_numbers(args)
-    train.check_opponents(args, train.check_game(args))
+    args, _ = train_options.parse_args(["--config", f"configs/{name}"])
+    train_checks.check_numbers(args)
+    train_checks.check_opponents(args, train_checks.check_game(args))
     assert args.stage in ("ppo", "distill")
+
+
+def test_training_never_reads_the_env_state_unless_an_opponent_sees_every_hand(tmp_path, monkeypatch):
+    """The rollout takes masks and seats from the step's info and other seats' views from `env.observe`,
+    so the vector env stays on its records-only path; only the oracle (a full-state bot) reads `state`."""
+    reads = []
+    original = EuchreVectorEnv.state
+
+    def counted(env):
+        reads.append(1)
+        return original.fget(env)
+
+    monkeypatch.setattr(EuchreVectorEnv, "state", property(counted, original.fset))
+    tiny = [*TINY[:2], "--total-timesteps", "1024", "--runs-dir", str(tmp_path), "--opponent-mix", "self=1,pool=1,random=1"]
+    train.main([*tiny, "--run-name", "fair"])
+    assert reads == []
+    train.main(["--resume", str(tmp_path / "fair" / "checkpoints" / "update_000001.pt"), "--runs-dir", str(tmp_path), "--run-name", "again"])
+    assert reads == []
+    straight = torch.load(tmp_path / "fair" / "checkpoints" / "update_000002.pt", weights_only=True)
+    again = torch.load(tmp_path / "again" / "checkpoints" / "update_000002.pt", weights_only=True)
+    assert again["batch_digest"] == straight["batch_digest"]
+    train.main([*tiny, "--opponent-mix", "self=1,oracle=1", "--run-name", "cheat"])
+    assert reads  # the oracle is handed the engine state

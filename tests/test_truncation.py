@@ -13,7 +13,7 @@ from euchre_agents.base import Agent
 from euchre_agents.registry import register
 from euchre_env import EuchreVectorEnv, Rules, euchre_v0
 from euchre_env.single_agent import EuchreSingleEnv
-from euchre_env.truncation import DEFAULT_MAX_HANDS
+from euchre_env.defaults import ENV_DEFAULTS
 
 STICK_OFF = Rules(stick_the_dealer=False)
 BIDS_PER_THROW_IN = 8
@@ -71,7 +71,7 @@ def test_aec_always_passing_is_truncated_after_max_hands(episode):
 
 def test_aec_default_net_ends_the_readme_loop():
     env = euchre_v0.env(rules=STICK_OFF, episode="game")
-    assert env.unwrapped.max_hands == DEFAULT_MAX_HANDS
+    assert env.unwrapped.max_hands == ENV_DEFAULTS.max_hands
     env.reset(seed=42)
     out = play_aec(env, first_legal)
     assert sorted(a for a, _, _ in out) == sorted(env.possible_agents)
@@ -99,7 +99,7 @@ def test_aec_max_hands_counts_scored_hands_and_real_games_end_untruncated():
 def test_aec_api_test_passes_with_truncation():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Observation")
-        api_test(euchre_v0.env(rules=STICK_OFF, max_hands=1), num_cycles=300)
+        api_test(euchre_v0.env(rules=STICK_OFF, episode="game", max_hands=1), num_cycles=300)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "3"])
@@ -123,7 +123,7 @@ def test_vector_env_truncates_each_game_and_restarts_it():
         assert not terminated.any() and not rewards.any()
         assert truncated.all() == (step % (3 * BIDS_PER_THROW_IN) == 0)
         assert truncated.any() == truncated.all()
-    untimed = EuchreVectorEnv(16, STICK_OFF, episode="game", seed=0)
+    untimed = EuchreVectorEnv(16, STICK_OFF, episode="game", seed=0, max_hands=None)
     untimed.reset()
     for _ in range(100):
         assert not untimed.step(passes)[3].any()

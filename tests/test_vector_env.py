@@ -263,3 +263,75 @@ def test_the_envs_random_legal_actions_equal_the_mask_picks_from_the_same_draws(
         from_records = env.random_legal_actions(np.random.default_rng(seed))
         assert np.array_equal(from_records, random_legal_actions(env.action_masks, np.random.default_rng(seed)))
         env.step(from_records)
+
+
+def test_it_is_a_gymnasium_vector_env_that_gymnasiums_vector_wrappers_accept():
+    from gymnasium.vector import VectorEnv
+    from gymnasium.vector.utils import batch_space
+    from gymnasium.wrappers.vector import TransformAction
+
+    env = EuchreVectorEnv(N, seed=0)
+    assert isinstance(env, VectorEnv) and env.unwrapped is env
+    assert env.observation_space == batch_space(env.single_observation_space, N)
+    assert env.action_space == batch_space(env.single_action_space, N)
+    assert env.render_mode is None and env.render() is None and env.metadata["render_modes"] == []
+    listed = TransformAction(env, lambda actions: np.asarray(actions, np.int64))  # asserts that it wraps a VectorEnv
+    obs, info = listed.reset()
+    assert listed.num_envs == N and np.array_equal(obs, env.observe(info["to_play"]))
+    obs, rewards, _, _, info = listed.step(env.random_legal_actions(np.random.default_rng(0)).tolist())
+    assert np.array_equal(obs, env.observe(info["to_play"])) and rewards.shape == (N, 4)
+    assert not env.closed
+    listed.close()
+    assert env.closed
+
+
+def test_np_random_is_seeded_with_the_deals_and_drives_random_legal_actions_by_default():
+    env, twin = EuchreVectorEnv(N, seed=3), EuchreVectorEnv(N, seed=3)
+    assert env.np_random_seed == 3
+    env.reset()
+    twin.reset()
+    rng = np.random.default_rng(3)  # the generator Gymnasium's seeding builds from 3
+    for _ in range(20):
+        picks = env.random_legal_actions()
+        assert np.array_equal(picks, twin.random_legal_actions(rng))
+        env.step(picks)
+        twin.step(picks)
+    env.reset(seed=11)
+    twin.reset(seed=11)
+    assert env.np_random_seed == 11
+    assert np.array_equal(env.random_legal_actions(), twin.random_legal_actions(np.random.default_rng(11)))
+
+
+@pytest.mark.parametrize("obs_dtype", [np.float32, np.uint8])
+def test_observe_gives_any_seats_view_and_keeps_the_env_on_the_records(obs_dtype):
+    """`observe(seats)` equals the engine's observations from those seats, and never switches the env to `state`."""
+    rules = Rules(target_points=3)
+    env = EuchreVectorEnv(N, rules=rules, episode="game", seed=6, obs_dtype=obs_dtype)
+    engine = Engine(rules, episode="game")
+    state = engine.init(game_keys(6, N))
+    obs, info = env.reset()
+    rng = np.random.default_rng(6)
+    for _ in range(60):
+        assert np.array_equal(env.observe(info["to_play"]), obs)
+        for seat in range(4):
+            seen = env.observe(seat)
+            assert seen.dtype == obs_dtype and seen is not env.observe(seat)
+            assert np.array_equal(seen, engine.observe(state, np.full(N, seat), dtype=obs_dtype))
+        seats = rng.integers(0, 4, N)
+        assert np.array_equal(env.observe(seats), engine.observe(state, seats, dtype=obs_dtype))
+        actions = random_legal(info["action_mask"], rng)
+        obs, _, terminated, truncated, info = env.step(actions)
+        engine.step(state, actions)
+        if (ended := np.flatnonzero(terminated | truncated)).size:
+            engine.restart(state, ended)
+    assert env._state is None, "observe must not read the games into env.state"
+
+
+def test_observe_refuses_bad_seats_and_a_call_before_reset():
+    env = EuchreVectorEnv(4, seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.observe(0)
+    env.reset()
+    for bad in (4, -1, [0, 1, 2], np.zeros(4, float), np.zeros((4, 1), int)):
+        with pytest.raises(ValueError, match="seats must be"):
+            env.observe(bad)

@@ -296,6 +296,23 @@ function fillNewGameForm() {
     }
     fieldset.appendChild(label);
   }
+  for (const id of ["partner", "opponents"]) $(id).addEventListener("change", fixRules);
+  fixRules();
+}
+
+// A checkpoint plays only the rules it was trained on: choosing it sets those rules and locks them.
+function fixRules() {
+  const fixed = ["partner", "opponents"].map((id) => options.bots.find((b) => b.spec === $(id).value))
+    .find((b) => b && b.rules);
+  for (const rule of options.rules) {
+    const input = $("rules").querySelector(`[name="${rule.name}"]`);
+    input.disabled = Boolean(fixed);
+    if (!fixed) continue;
+    const value = fixed.rules[rule.name];
+    if (rule.kind === "bool") input.checked = Boolean(value);
+    else input.value = String(value);
+  }
+  $("rules-note").textContent = fixed ? `${fixed.spec} plays only the rules it was trained on` : "";
 }
 
 function chosenRules() {

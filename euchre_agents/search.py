@@ -1,0 +1,231 @@
+"""`search`: one step of policy improvement at play time, on top of the learned network.
+
+At each decision with more than one legal action the bot:
+
+1. samples layouts of the cards it has not seen, consistent with its observation (pimc's
+   `sample_hands`: its own hand, the cards played, the voids shown, the upcard the dealer holds);
+2. with `weighted=true` (the default), replays the hand's public history on each layout (pimc's
+   `replay`) and weighs the layout by the probability the network gives every bid, alone call and
+   card of the other seats there (`belief.ActionModel` on the policy: its probabilities sharpened by
+   `temp`, as the distilled policy is flatter than its greedy play, then softened by `eps` towards
+   uniform so no layout is ruled out); `candidates` x `worlds` layouts are drawn and systematic
+   resampling (`belief.resample`) keeps `worlds` draws. `weighted=false` samples `worlds` uniform
+   layouts: the baseline that says whether learned inference about the hidden cards lifts search;
+3. plays every legal action out in every layout kept: all (layout x action) games form one
+   `EuchreState` batch, the action is applied, and the network plays all four seats to the end of
+   the hand through the one play loop (`euchre_env.play.play`: one batched forward pass per step).
+   The play-outs are greedy (the network's most probable action, as the `ppo` bot plays), so a
+   layout's value is that of the policy the search improves on, with no sampling noise;
+4. takes the action with the best mean outcome over the layouts (each weighted by how often it was
+   drawn): points won minus points conceded by the acting seat's team in the hand, a throw-in 0.
+   Near-ties go to the network's own choice.
+
+The rollouts of every decision in one `act` call share one batch. The bot sees only its observation
+(`fair`). Specs: `search` (the shipped agent, as the bare `ppo` plays it) or
+`search:PATH[,worlds=N,weighted=true|false,candidates=K,eps=E,temp=T]`, and `search:worlds=N,...` for the
+shipped agent with options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from euchre_agents.base import Agent, Seed
+from euchre_agents.belief import ActionModel, resample
+from euchre_agents.pimc import Layouts, View, choose, replay, sample_hands
+from euchre_agents.ppo import SHIPPED, PPOAgent
+from euchre_env.engine import EPISODE_HAND, Engine, EuchreState
+from euchre_env.infoset import decode
+from euchre_env.play import play
+
+DEFAULT_WORLDS = 16
+DEFAULT_CANDIDATES = 3
+DEFAULT_EPS = 0.1
+DEFAULT_TEMPERATURE = 0.25
+OPTION_TYPES = {"worlds": int, "weighted": bool, "candidates": int, "eps": float, "temp": float}
+USAGE = "search[:PATH][,worlds=N][,weighted=true|false][,candidates=K][,eps=E][,temp=T]"
+WEIGHTED_ONLY = ("candidates", "eps", "temp")
+"""Options that only apply with weighted=true."""
+
+
+def _option_value(key: str, value: str, arg: str):
+    if OPTION_TYPES[key] is bool:
+        if value.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"search option {key} takes true or false, got {value!r} in {arg!r}")
+        return value.lower() in ("true", "1")
+    try:
+        return OPTION_TYPES[key](value)
+    except ValueError:
+        raise ValueError(f"search option {key} takes a number, got {value!r} in {arg!r}") from None
+
+
+def parse_spec(arg: str) -> tuple[str, dict]:
+    """`PATH,worlds=16,weighted=false` -> (PATH or "" for the shipped agent, options); ValueError naming the fix."""
+    items = [part.strip() for part in arg.split(",")]
+    path = items.pop(0) if items and "=" not in items[0] else ""
+    options: dict = {}
+    for item in filter(None, items):
+        key, sep, value = item.partition("=")
+        if not sep or key not in OPTION_TYPES:
+            raise ValueError(f"unknown search option {item!r} in {arg!r}; usage: {USAGE}")
+        options[key] = _option_value(key, value.strip(), arg)
+    if options.get("worlds", DEFAULT_WORLDS) < 1:
+        raise ValueError(f"search needs worlds >= 1, got {options['worlds']}")
+    if options.get("candidates", DEFAULT_CANDIDATES) < 1:
+        raise ValueError(f"search needs candidates >= 1 (layouts drawn per world kept), got {options['candidates']}")
+    if not 0.0 < options.get("eps", DEFAULT_EPS) <= 1.0:
+        raise ValueError(f"search needs 0 < eps <= 1 (uniform play's share in the weights), got {options['eps']}")
+    if options.get("temp", DEFAULT_TEMPERATURE) < 0.0:
+        raise ValueError(f"search needs temp >= 0 (the policy's temperature in the weights; 0 = its greedy choice), got {options['temp']}")
+    stray = [k for k in WEIGHTED_ONLY if k in options] if not options.get("weighted", True) else []
+    if stray:
+        raise ValueError(f"search options {', '.join(stray)} only apply with weighted=true; drop them from {arg!r}")
+    return path, options
+
+
+def concat(states: list[EuchreState]) -> EuchreState:
+    """One batched state holding the rows of every state in turn."""
+    fields = dataclasses.fields(EuchreState)
+    return EuchreState(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields})
+
+
+@dataclasses.dataclass
+class Worlds:
+    """The layouts one decision searches: each replayed to the decision point (observer = seat 0), and its weight."""
+
+    states: EuchreState  # (W,) rows
+    weights: np.ndarray  # (W,) how often each layout was drawn (1.0 each when unweighted)
+    layouts: Layouts
+
+
+class ChoicesOnly:
+    """A greedy policy asked only about decisions with a choice: a forced action costs no forward pass."""
+
+    def __init__(self, policy: PPOAgent):
+        self.policy = policy
+        self.name = f"{policy.name} (search play-outs)"
+        self.engine = policy.engine
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n,) the policy's greedy action, or the one legal action."""
+        mask = np.asarray(mask, bool)
+        out = np.argmax(mask, axis=1)
+        choice = np.flatnonzero(mask.sum(axis=1) > 1)
+        if choice.size:
+            out[choice] = self.policy.act(obs[choice], mask[choice])
+        return out
+
+
+class SearchAgent(Agent):
+    """Plays each legal action out with the learned policy over sampled (and weighted) layouts; takes the best."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        engine: Engine,
+        policy: PPOAgent,
+        seed: int | None = None,
+        worlds: int = DEFAULT_WORLDS,
+        weighted: bool = True,
+        candidates: int = DEFAULT_CANDIDATES,
+        eps: float = DEFAULT_EPS,
+        temp: float = DEFAULT_TEMPERATURE,
+    ):
+        """`policy` plays every seat in the play-outs and, with `weighted`, models the other seats."""
+        super().__init__(engine, seed)
+        self.policy = policy
+        self.rollout = ChoicesOnly(policy)
+        self.worlds = worlds
+        self.weighted = weighted
+        self.candidates = candidates if weighted else 1
+        self.belief = ActionModel(policy, eps, temp) if weighted else None
+        self.model_engine = Engine(dataclasses.replace(engine.rules, throw_in_ends_hand_episode=True), EPISODE_HAND)
+        """One hand per game, a throw-in ending it at 0 points: where layouts are replayed and played out."""
+
+    def reseed(self, seed: Seed) -> None:
+        """Restart its own stream and the policy's from `seed`."""
+        super().reseed(seed)
+        self.policy.reseed(seed)
+
+    def act(self, obs, mask, state=None, rows=None):
+        """(n,) actions: per decision with a choice, the legal action of best weighted mean play-out value."""
+        mask = np.asarray(mask, bool)
+        out = np.argmax(mask, axis=1).astype(np.int64)
+        choices = np.flatnonzero(mask.sum(axis=1) > 1)
+        if not choices.size:
+            return out
+        info = decode(self.engine, obs)
+        preferred = self.policy.act(obs[choices], mask[choices])
+        searched = [self.sample_worlds(View.from_info(info, int(i)), self._seed()) for i in choices]
+        for i, values, p in zip(choices, self.action_values(searched, mask[choices]), preferred):
+            out[i] = choose(values, int(p))
+        return out
+
+    def _seed(self) -> int:
+        return int(self.rng.integers(0, 2**63))
+
+    def sample_worlds(self, view: View, seed: int) -> Worlds:
+        """The layouts searched at one decision: `worlds` draws, uniform or resampled by likelihood."""
+        layouts = sample_hands(self.engine, view, self.worlds * self.candidates, seed)
+        if not self.weighted:
+            states = replay(self.model_engine, view, layouts, self.rollout)
+            return Worlds(states, np.ones(states.num_games), layouts)
+        seen: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+        def record(states: EuchreState, actions: np.ndarray) -> None:
+            rows = np.flatnonzero(states.legal.sum(axis=1) > 1)  # a forced action has probability 1 in every layout
+            if rows.size:
+                seen.append((rows, self.model_engine.observe(states)[rows], states.legal[rows], actions[rows]))
+
+        states = replay(self.model_engine, view, layouts, self.rollout, record)
+        log_w = self.log_likelihood(layouts.hands.shape[0], seen)
+        keep, counts = resample(log_w, self.worlds, np.random.default_rng(seed))
+        kept = Layouts(layouts.hands[keep], layouts.pool[keep], layouts.dealer_has_upcard)
+        return Worlds(states.take(keep), counts, kept)
+
+    def log_likelihood(self, count: int, seen: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
+        """(count,) log-probability of each layout's (rows, observations, masks, actions) seen, in one forward pass."""
+        log_w = np.zeros(count)
+        if seen:
+            rows, obs, mask, actions = (np.concatenate(part) for part in zip(*seen))
+            np.add.at(log_w, rows, self.belief.log_prob(obs, mask, actions))
+        return log_w
+
+    def action_values(self, searched: list[Worlds], mask: np.ndarray) -> np.ndarray:
+        """(m, A) weighted mean play-out points for the acting team of each legal action of m decisions; NaN if illegal."""
+        games, first = [], []
+        for worlds, legal in zip(searched, mask):
+            actions = np.flatnonzero(legal)
+            w = worlds.states.num_games
+            games.append(worlds.states.take(np.repeat(np.arange(w), actions.size)))
+            first.append(np.tile(actions, w))
+        batch = concat(games)
+        points = self.play_out(batch, np.concatenate(first))
+        net = (points[:, 0] - points[:, 1]).astype(np.float64)
+        out = np.full(mask.shape, np.nan)
+        start = 0
+        for k, (worlds, legal) in enumerate(zip(searched, mask)):
+            actions = np.flatnonzero(legal)
+            size = worlds.states.num_games * actions.size
+            per_world = net[start : start + size].reshape(-1, actions.size)
+            out[k, actions] = np.average(per_world, axis=0, weights=worlds.weights)
+            start += size
+        return out
+
+    def play_out(self, games: EuchreState, first: np.ndarray) -> np.ndarray:
+        """(n, 2) points per team (team 0: the searching seat's) of each game after `first`, the policy then playing every seat."""
+        self.model_engine.step(games, first)
+        points = games.hand_points.astype(np.int64)
+        return points + play(self.model_engine, games, [self.rollout], np.zeros(4, np.int64))
+
+
+def make_search(engine: Engine, arg: str, seed: int | None) -> SearchAgent:
+    """`search` (the shipped agent), `search:PATH[,options]` or `search:options` (module docstring)."""
+    path, options = parse_spec(arg)
+    if not path and not SHIPPED.exists():
+        raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
+    policy = PPOAgent.from_checkpoint(engine, path or str(SHIPPED), seed=seed)
+    return SearchAgent(engine, policy, seed, **options)

@@ -1,0 +1,306 @@
+"""The one command-line layer of the tools (`train`, `evaluate`, `play`, `teacher`).
+
+A tool declares its options as a dataclass whose fields carry one-line docstrings; `option_parser` turns
+it into an argparse parser (the docstrings become `--help`), `given_options` reads a command line into
+typed values, `read_options` reads a `--config` preset of the same options, and `layered` stacks
+defaults < preset < command line. Shared grammar, once:
+
+- a field `some_name` is the flag `--some-name` (and `--some_name`); a bool is `--some-name` (true),
+  `--some-name true|false` or `--no-some-name`; a list takes one or more values;
+- `--rules KEY=VALUE ...`: rule options as `key=value` items (values read as YAML: `true`, `5`,
+  `left_of_dealer`) or YAML mappings (`"{deck: 32, joker: true}"`), whatever `Rules` accepts;
+- every bad input is one line, `TOOL: error: ...`, and exit status 2 (`OneLineErrorParser`, `fail`).
+
+`write_atomic` is how a tool writes a file that must never be seen half written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import os
+import sys
+import tempfile
+import textwrap
+import types
+import typing
+from pathlib import Path
+from typing import IO, Any, Callable, Sequence
+
+import yaml
+
+from euchre_lab.invocation import help_command, tool_name
+from euchre_lab.presets import read_preset
+
+RULES = "rules"
+"""The option every tool spells the same way: rule changes merged key by key across the layers."""
+
+
+class OptionError(ValueError):
+    """An option, preset or input the tool cannot run with (reported in one line, exit status 2)."""
+
+
+# ---------------------------------------------------------------- options as a dataclass
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each dataclass field's docstring (the string literal right after it), stripped."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    return {
+        node.target.id: after.value.value.strip()
+        for node, after in zip(body, body[1:])
+        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+    }
+
+
+def flag(name: str) -> str:
+    """The command-line flag of an option: `num_envs` -> `--num-envs`."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionType:
+    """What an option holds: its base type (`int`, `str`, `list`, `dict`, ...) and whether None is allowed."""
+
+    kind: type
+    optional: bool = False
+
+
+def option_types(cls: type) -> dict[str, OptionType]:
+    """Each field's `OptionType`, read from its annotation (`int | None` -> OptionType(int, True))."""
+    out = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        args = typing.get_args(hint)
+        optional = (typing.get_origin(hint) in (typing.Union, types.UnionType)) and type(None) in args
+        if optional:
+            hint = next(a for a in args if a is not type(None))
+        out[name] = OptionType(typing.get_origin(hint) or hint, optional)
+    return out
+
+
+def coerce(name: str, value: Any, kind: OptionType) -> Any:
+    """A preset or command-line value converted to its option's type, or an OptionError naming the option."""
+    base = kind.kind
+    if kind.optional and (value is None or (base is not str and isinstance(value, str) and value.lower() in ("none", "null"))):
+        return None
+    if isinstance(value, str) and base is not str:
+        try:
+            value = base(value.replace("_", "")) if base in (int, float) else yaml.safe_load(value)
+        except (ValueError, yaml.YAMLError):
+            pass
+    if base is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if base is dict and value is None:
+        value = {}
+    if base is list and isinstance(value, (str, tuple)):
+        value = [value] if isinstance(value, str) else list(value)
+    if not isinstance(value, base) or (base is int and isinstance(value, bool)):
+        raise OptionError(f"option {name}: expected {base.__name__}, got {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------- --rules
+
+
+def _yaml_value(text: str) -> Any:
+    """A --rules value read as YAML, or a one-line OptionError."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise OptionError(f"--rules: {text!r} is not valid YAML ({getattr(e, 'problem', None) or 'unreadable'})") from None
+
+
+def parse_rules(items: Sequence[str] | str | dict[str, Any] | None) -> dict[str, Any]:
+    """Rule changes from `key=value` items (values read as YAML) or YAML mappings such as `{deck: 32}`;
+    a mapping (a preset's `rules:`) is returned as it is. Whether `Rules` accepts them is `Rules`' to say."""
+    if items is None:
+        return {}
+    if isinstance(items, dict):
+        return dict(items)
+    out: dict[str, Any] = {}
+    for item in [items] if isinstance(items, str) else items:
+        key, sep, value = item.partition("=")
+        if item.lstrip().startswith("{"):
+            mapping = _yaml_value(item)
+            if not isinstance(mapping, dict):
+                raise OptionError(f"--rules: {item!r} is not a YAML mapping")
+            out.update(mapping)
+        elif sep and key.strip():
+            out[key.strip()] = _yaml_value(value)
+        else:
+            raise OptionError(f"--rules takes key=value items or a YAML mapping such as '{{deck: 32}}', got {item!r}")
+    return out
+
+
+# ---------------------------------------------------------------- the parser
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with its errors on one line, `TOOL: error: ... (TOOL --help lists every option)`, exit 2."""
+
+    def __init__(self, *args: Any, script: str, **kwargs: Any):
+        self.script = script
+        super().__init__(*args, prog=tool_name(script), **kwargs)
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Print the one line (naming the installed command when run as one) and exit with status 2."""
+        self.exit(2, f"{tool_name(self.script)}: error: {message} ({help_command(self.script)} lists every option)\n")
+
+
+BOOL_WORDS = {"true": True, "false": False}
+"""The values a bool option may be given (`--progress false`), case-insensitive."""
+
+
+def _spelled_switches(argv: Sequence[str], switches: set[str]) -> list[str]:
+    """`argv` with each bool option given a value (`--x true`, `--x=false`) spelled as a switch (`--x`,
+    `--no-x`), so that a switch never takes a positional argument that follows it as its value."""
+    out: list[str] = []
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token, value = tokens[i], None
+        name, eq, inline = token.partition("=")
+        if name in switches and eq:
+            value = inline
+        elif token in switches and i + 1 < len(tokens) and tokens[i + 1].lower() in BOOL_WORDS:
+            name, value = token, tokens[i + 1]
+            i += 1
+        if value is None:
+            out.append(token)
+        elif value.lower() in BOOL_WORDS:
+            out.append(name if BOOL_WORDS[value.lower()] else "--no-" + name[2:])
+        else:
+            raise OptionError(f"option {name[2:].replace('-', '_')}: expected bool, got {value!r}")
+        i += 1
+    return out
+
+
+def _each(classes: type | tuple[type, ...]) -> tuple[type, ...]:
+    return classes if isinstance(classes, tuple) else (classes,)
+
+
+def option_parser(
+    classes: type | tuple[type, ...],
+    script: str,
+    description: str,
+    *,
+    positional: dict[str, dict[str, Any]] | None = None,
+    special: dict[str, dict[str, Any]] | None = None,
+) -> OneLineErrorParser:
+    """The parser of the options of a dataclass (or of several, in turn): each field's docstring and default
+    as its help, no defaults of its own (an option not given is absent, so that presets can fill it).
+    `positional` names fields taken as positional arguments and `special` fields with their own argparse keywords."""
+    parser = OneLineErrorParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False, script=script
+    )
+    for cls in _each(classes):
+        _add_options(parser, cls, positional or {}, special or {})
+    return parser
+
+
+def _add_options(parser: argparse.ArgumentParser, cls: type, positional: dict[str, dict[str, Any]],
+                 special: dict[str, dict[str, Any]]) -> None:
+    """One dataclass's fields as arguments of `parser`."""
+    docs, kinds, defaults = field_docs(cls), option_types(cls), cls()
+    for f in dataclasses.fields(cls):
+        kind = kinds[f.name].kind
+        if f.name in positional:
+            extra = positional[f.name]
+        elif f.name in special:
+            extra = special[f.name]
+        elif kind is bool:
+            extra = dict(action=argparse.BooleanOptionalAction)
+        elif f.name == RULES:
+            extra = dict(nargs="+", metavar="KEY=VALUE")
+        elif kind is list:
+            extra = dict(nargs="+", metavar="VALUE")
+        else:
+            extra = dict(metavar=kind.__name__.upper())
+        required = extra.get("required") or (f.name in positional and "nargs" not in extra)
+        default = "" if required else f" (default: {getattr(defaults, f.name)!r})"
+        help_text = f"{docs[f.name]}{default}".replace("%", "%%")
+        if f.name in positional:
+            parser.add_argument(f.name, default=argparse.SUPPRESS, help=help_text, **extra)
+        elif extra.get("action") is argparse.BooleanOptionalAction:  # the `_` spelling works, unlisted
+            parser.add_argument(flag(f.name), dest=f.name, default=argparse.SUPPRESS, help=help_text, **extra)
+            if flag(f.name) != f"--{f.name}":
+                parser.add_argument(f"--{f.name}", dest=f.name, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **extra)
+        else:
+            flags = list(dict.fromkeys([flag(f.name), f"--{f.name}"]))
+            parser.add_argument(*flags, dest=f.name, default=argparse.SUPPRESS, help=help_text, **extra)
+
+
+def given_options(parser: argparse.ArgumentParser, classes: type | tuple[type, ...], argv: Sequence[str] | None) -> dict[str, Any]:
+    """The options given on the command line `argv` (sys.argv's when None), converted to their types."""
+    kinds = {name: kind for cls in _each(classes) for name, kind in option_types(cls).items()}
+    switches = {f for name, kind in kinds.items() if kind.kind is bool for f in (flag(name), f"--{name}")}
+    given = vars(parser.parse_args(_spelled_switches(sys.argv[1:] if argv is None else argv, switches)))
+    if RULES in given:
+        given[RULES] = parse_rules(given[RULES])
+    return {name: coerce(name, value, kinds[name]) for name, value in given.items()}
+
+
+def read_options(path: str, cls: type, example: str, *, command_line_only: Sequence[str] = ()) -> dict[str, Any]:
+    """A YAML preset's options, checked against `cls` (unknown keys and command-line-only ones refused)."""
+    try:
+        values = read_preset(path, example)
+    except ValueError as e:
+        raise OptionError(str(e)) from None
+    kinds = option_types(cls)
+    known = sorted(set(kinds) - set(command_line_only))
+    unknown = sorted(set(values) - set(kinds))
+    if unknown:
+        raise OptionError(f"{path}: unknown option(s) {unknown}; known: {known}")
+    refused = sorted(set(values) & set(command_line_only))
+    if refused:
+        raise OptionError(f"{path}: {refused} can only be given on the command line")
+    if RULES in values:
+        values[RULES] = parse_rules(values[RULES])
+    return {k: coerce(k, v, kinds[k]) for k, v in values.items()}
+
+
+def layered(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Option layers stacked, each over the last; `rules` are merged key by key."""
+    out: dict[str, Any] = {}
+    rules: dict[str, Any] = {}
+    for layer in layers:
+        out.update(layer)
+        rules.update(layer.get(RULES) or {})
+    if any(RULES in layer for layer in layers):
+        out[RULES] = rules
+    return out
+
+
+def fail(script: str, error: BaseException | str) -> int:
+    """Print `TOOL: error: <error>` as one line on stderr; the exit status of a bad input, 2."""
+    print(f"{tool_name(script)}: error: {error}", file=sys.stderr)
+    return 2
+
+
+# ---------------------------------------------------------------- files
+
+
+def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """Write `path` so that it is never seen half written: `write` fills a temp file in the same folder,
+    which is flushed to disk and renamed over `path` (the folder synced after)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,433 @@
+"""A duplicate match between two bots: the deals, the chunks that play them, and the per-pair results.
+
+    from euchre_lab.match import play_match
+    match = play_match(engine, learner_agent, "heuristic", hands=2000, seed=0)
+    match.margin_per_hand.value, match.margin_per_hand.half_width, match.points_per_hand_a
+
+Duplicate deals: every deal key is played twice, once with bot A at seats 0/2 and B at 1/3, and once
+with the partnerships swapped. Both games of a pair see the same cards at the same seats, the same
+first dealer (from the cut in the key) and, in games to the target, the same sequence of deals, so
+the luck of the cards cancels and the side that deals is swapped too. The unit of every interval
+(`euchre_lab.estimates`) is that pair of mirrored games.
+
+Reproducible: deal keys come from the seed; each chunk of `chunk` pairs builds fresh bots seeded
+from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
+on the number of workers or on Ray (the same chunks as Ray tasks, `euchre_lab.backends`), and a
+pairing inside a round robin plays exactly as it would alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import time
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from euchre_agents.base import Agent
+from euchre_agents.registry import make_agent
+from euchre_env.cards import NUM_SEATS
+from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
+from euchre_env.play import play
+from euchre_env.rules import Rules
+from euchre_lab.backends import run_tasks
+from euchre_lab.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
+
+HANDS = "hands"
+GAMES = "games"
+DEFAULT_HANDS = 10_000
+DEFAULT_CHUNK = 500
+"""Pairs of mirrored games per chunk (one batch of 2 * chunk games, one task for a worker)."""
+
+Bot = str | Agent
+"""A bot spec (`"heuristic"`, `"ppo:runs/x/ckpt.pt"`) or an Agent instance."""
+
+
+def rules_changes(rules: dict[str, Any] | Rules) -> dict[str, Any]:
+    """The rule options that differ from `Rules()`'s defaults (the primary document), in field order."""
+    given, defaults = rules.to_dict() if isinstance(rules, Rules) else dict(rules), Rules().to_dict()
+    return {k: v for k, v in given.items() if defaults.get(k) != v}
+
+
+def rules_label(rules: dict[str, Any] | Rules) -> str:
+    """`default` or the changed options as `deck=32 joker=true` (the values as --rules takes them)."""
+    changes = rules_changes(rules)
+    return " ".join(f"{k}={json.dumps(v).strip(chr(34))}" for k, v in changes.items()) or "default"
+
+
+# ---------------------------------------------------------------------------------------- the result
+
+
+@dataclass
+class MatchResult:
+    """Per-pair outcomes of a duplicate match of A against B, and the statistics over them."""
+
+    a: str
+    b: str
+    mode: str
+    """"hands" (one hand per game) or "games" (games to the target)."""
+    seed: int
+    chunk: int
+    rules: dict[str, Any]
+    keys: np.ndarray
+    """(pairs,) the deal key each pair played twice."""
+    a_points: np.ndarray
+    """(pairs,) points A scored over the pair's two games."""
+    b_points: np.ndarray
+    hands: np.ndarray
+    """(pairs,) hands played over the pair's two games (2 in hands mode)."""
+    a_wins: np.ndarray | None
+    """(pairs,) games A won of the pair's two (games mode only)."""
+    seconds: float = 0.0
+    """Time spent playing this match's chunks, summed over the processes that played them."""
+
+    @property
+    def num_pairs(self) -> int:
+        """Pairs of mirrored games (the statistical unit)."""
+        return int(self.keys.size)
+
+    @property
+    def num_hands(self) -> int:
+        """Hands played in all."""
+        return int(self.hands.sum())
+
+    @property
+    def num_games(self) -> int:
+        """Games played in all (two per pair)."""
+        return 2 * self.num_pairs
+
+    @property
+    def points_per_hand_a(self) -> Estimate:
+        """Points A scores per hand."""
+        return ratio_estimate(self.a_points, self.hands)
+
+    @property
+    def points_per_hand_b(self) -> Estimate:
+        """Points B scores per hand."""
+        return ratio_estimate(self.b_points, self.hands)
+
+    @property
+    def margin_per_hand(self) -> Estimate:
+        """A's points minus B's, per hand: the headline number."""
+        return ratio_estimate(self.a_points - self.b_points, self.hands)
+
+    @property
+    def point_share_a(self) -> Estimate:
+        """A's share of all points scored."""
+        return ratio_estimate(self.a_points, self.a_points + self.b_points, proportion=True)
+
+    @property
+    def win_rate_a(self) -> Estimate | None:
+        """A's share of the games won (games mode), else None."""
+        if self.a_wins is None:
+            return None
+        return ratio_estimate(self.a_wins, np.full(self.num_pairs, 2), proportion=True)
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of a zero margin."""
+        return two_sided_p(self.margin_per_hand)
+
+    @property
+    def significant(self) -> bool:
+        """The margin's 95% interval excludes zero."""
+        return self.p_value < 1 - CONFIDENCE
+
+    def summary(self) -> dict[str, Any]:
+        """Everything reported about the match, JSON-ready."""
+        win_rate = self.win_rate_a
+        return {
+            "a": self.a,
+            "b": self.b,
+            "mode": self.mode,
+            "seed": self.seed,
+            "chunk": self.chunk,
+            "pairs": self.num_pairs,
+            "hands": self.num_hands,
+            "games": self.num_games,
+            "points_per_hand_a": dataclasses.asdict(self.points_per_hand_a),
+            "points_per_hand_b": dataclasses.asdict(self.points_per_hand_b),
+            "margin_per_hand": dataclasses.asdict(self.margin_per_hand),
+            "point_share_a": dataclasses.asdict(self.point_share_a),
+            "win_rate_a": None if win_rate is None else dataclasses.asdict(win_rate),
+            "p_value": self.p_value,
+            "significant": self.significant,
+            "confidence": CONFIDENCE,
+            "process_seconds": self.seconds,
+            "hands_per_process_second": self.num_hands / self.seconds if self.seconds > 0 else None,
+            "rules": self.rules,
+        }
+
+    def report(self) -> str:
+        """A few lines for the terminal."""
+        m = self.margin_per_hand
+        leader = self.a if m.value > 0 else self.b
+        verdict = f"{leader} is better" if self.significant else "no significant difference"
+        lines = [
+            f"{self.a} (A) vs {self.b} (B): {self.num_hands} hands in {self.num_games} games "
+            f"({self.num_pairs} duplicate pairs, {self.mode} mode, seed {self.seed})",
+            f"  rules              {rules_label(self.rules)}",
+            f"  points per hand    A {self.points_per_hand_a}   B {self.points_per_hand_b}",
+            f"  margin per hand    {m}   p {p_text(self.p_value)}: {verdict}",
+            f"  A's point share    {self.point_share_a.percent()}",
+        ]
+        if self.win_rate_a is not None:
+            lines.append(f"  A's game win rate  {self.win_rate_a.percent()}")
+        if self.seconds > 0:
+            lines.append(f"  {self.num_hands / self.seconds:,.0f} hands/s per process ({self.seconds:.1f} s of play)")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------- one chunk
+
+
+def deal_duplicates(engine: Engine, keys: np.ndarray) -> tuple[EuchreState, np.ndarray]:
+    """2m games from m keys (each key twice) and A's team per game: 0 (seats 0/2) first, then 1 (seats 1/3)."""
+    keys = np.asarray(keys, np.uint64)
+    state = engine.init(np.concatenate([keys, keys]))
+    a_team = np.repeat(np.array([0, 1], np.int64), keys.size)
+    return state, a_team
+
+
+def pair_outcomes(engine: Engine, state: EuchreState, points: np.ndarray, a_team: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-pair sums over the two mirrored games of finished `state`: A's and B's points, hands, A's wins (games mode)."""
+    m = a_team.size // 2
+    games = np.arange(a_team.size)
+
+    def per_pair(per_game: np.ndarray) -> np.ndarray:
+        per_game = per_game.astype(np.int64)
+        return per_game[:m] + per_game[m:]
+
+    out = {
+        "a_points": per_pair(points[games, a_team]),
+        "b_points": per_pair(points[games, 1 - a_team]),
+        "hands": per_pair(state.hand_number),
+    }
+    if engine.episode == EPISODE_GAME:
+        out["a_wins"] = per_pair(engine.game_winner(state) == a_team)
+    return out
+
+
+def play_chunk(
+    engine: Engine, agent_a: Agent, agent_b: Agent, keys: np.ndarray, labels: tuple[str, str] = ("A", "B")
+) -> dict[str, np.ndarray]:
+    """Play every key twice (partnerships swapped) to the end of the episode; per-pair outcomes."""
+    state, a_team = deal_duplicates(engine, keys)
+    seat_bot = np.where(np.arange(NUM_SEATS)[None, :] % 2 == a_team[:, None], 0, 1)
+    points = play(engine, state, [agent_a, agent_b], seat_bot, labels=labels)
+    return pair_outcomes(engine, state, points, a_team)
+
+
+# ---------------------------------------------------------------------------------------- the bots
+
+
+def bot_label(bot: Bot) -> str:
+    """A bot's name in results: the spec as given, or the Agent's name."""
+    return bot if isinstance(bot, str) else bot.name
+
+
+def bot_seed(seed: int, bot: Bot, side: int, chunk_index: int) -> int:
+    """The seed of one bot in one chunk: a pure function of (seed, spec, side, chunk)."""
+    entropy = [seed, zlib.crc32(bot_label(bot).encode()), side, chunk_index]
+    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def build_bot(bot: Bot, engine: Engine, seed: int) -> Agent:
+    """The one place a match gets its bots: a spec built for `engine` with `seed`, or an Agent reseeded with it."""
+    if isinstance(bot, Agent):
+        bot.reseed(seed)
+        return bot
+    return make_agent(bot, engine, seed=seed)
+
+
+@lru_cache(maxsize=8)
+def match_engine(rules: Rules, mode: str) -> Engine:
+    """The engine of a match in `mode` (one per process for each rules and mode)."""
+    return Engine(rules, episode=EPISODE_HAND if mode == HANDS else EPISODE_GAME)
+
+
+@lru_cache(maxsize=64)
+def _spec_is_fair(rules: Rules, mode: str, spec: str) -> bool:
+    return bool(build_bot(spec, match_engine(rules, mode), seed=0).fair)
+
+
+def check_bots(rules: Rules, bots: Sequence[Bot], mode: str = HANDS) -> list[bool]:
+    """Build each bot once with this match's engine (so a bad spec fails early); its `fair` flag per bot."""
+    fair = []
+    for bot in bots:
+        if isinstance(bot, Agent):
+            if bot.engine.rules != rules:
+                raise ValueError(f"bot {bot.name!r} was built for other rules than this match's")
+            fair.append(bool(bot.fair))
+        elif isinstance(bot, str):
+            fair.append(_spec_is_fair(rules, mode, bot))
+        else:
+            raise TypeError(f"a bot is a spec string or an Agent, got {type(bot).__name__}")
+    return fair
+
+
+# ---------------------------------------------------------------------------------------- chunk tasks
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of one match: what a worker process or a Ray task plays."""
+
+    match: int
+    index: int
+    rules: Rules
+    mode: str
+    specs: tuple[Bot, Bot]
+    seeds: tuple[int, int]
+    keys: np.ndarray
+
+
+def run_chunk(task: ChunkTask) -> tuple[int, int, dict[str, np.ndarray]]:
+    """Play one chunk with freshly seeded bots: (match, chunk index, per-pair outcomes and "seconds")."""
+    start = time.perf_counter()
+    engine = match_engine(task.rules, task.mode)
+    agents = [build_bot(bot, engine, seed) for bot, seed in zip(task.specs, task.seeds)]
+    labels = (bot_label(task.specs[0]), bot_label(task.specs[1]))
+    out = play_chunk(engine, agents[0], agents[1], task.keys, labels)
+    out["seconds"] = np.array(time.perf_counter() - start)
+    return task.match, task.index, out
+
+
+def chunk_tasks(
+    rules: Rules, mode: str, pairings: Sequence[tuple[Bot, Bot]], keys: np.ndarray, seed: int, chunk: int
+) -> list[ChunkTask]:
+    """Every pairing's chunks of `chunk` deal keys, each bot seeded by `bot_seed`."""
+    return [
+        ChunkTask(m, c, rules, mode, (a, b), (bot_seed(seed, a, 0, c), bot_seed(seed, b, 1, c)), keys[lo : lo + chunk])
+        for m, (a, b) in enumerate(pairings)
+        for c, lo in enumerate(range(0, keys.size, chunk))
+    ]
+
+
+# ---------------------------------------------------------------------------------------- matches
+
+
+def rules_of(engine_or_rules: Engine | Rules | dict | None) -> Rules:
+    """The rules given as an Engine, Rules, a dict of options, or None (the defaults)."""
+    if isinstance(engine_or_rules, Engine):
+        return engine_or_rules.rules
+    if isinstance(engine_or_rules, dict):
+        return Rules.from_dict(engine_or_rules)
+    if engine_or_rules is None:
+        return Rules()
+    if isinstance(engine_or_rules, Rules):
+        return engine_or_rules
+    raise TypeError(f"expected an Engine, Rules, a dict of rules or None, got {type(engine_or_rules).__name__}")
+
+
+def mode_and_pairs(hands: int | None, games: int | None) -> tuple[str, int]:
+    """The mode ("hands" or "games") and the number of mirrored pairs for a match of `hands` or `games`."""
+    if hands is not None and games is not None:
+        raise ValueError("give either hands or games, not both")
+    if games is not None:
+        mode, count = GAMES, games
+    else:
+        mode, count = HANDS, DEFAULT_HANDS if hands is None else hands
+    if not isinstance(count, (int, np.integer)) or count < 2:
+        raise ValueError(f"{mode} must be a whole number >= 2 (every deal is played twice), got {count!r}")
+    return mode, (int(count) + 1) // 2
+
+
+def _play_tasks(
+    tasks: list[ChunkTask], workers: int, ray: str | None, progress: bool, unit: str
+) -> dict[tuple[int, int], dict[str, np.ndarray]]:
+    """Every task's outcomes by (match, chunk), played on the chosen backend, with a progress bar."""
+    chunks: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+    total = 2 * sum(t.keys.size for t in tasks)
+    with tqdm(total=total, unit=unit, disable=not progress) as bar:
+        with contextlib.closing(run_tasks(run_chunk, tasks, workers=workers, ray=ray)) as results:
+            for m, c, out in results:
+                chunks[m, c] = out
+                bar.update(2 * out["a_points"].size)
+    return chunks
+
+
+def _match_result(
+    a: Bot, b: Bot, parts: list[dict[str, np.ndarray]], mode: str, seed: int, chunk: int, rules: Rules, keys: np.ndarray
+) -> MatchResult:
+    """One pairing's chunks joined into its MatchResult."""
+    seconds = sum(float(p.pop("seconds")) for p in parts)
+    joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return MatchResult(
+        a=bot_label(a),
+        b=bot_label(b),
+        mode=mode,
+        seed=seed,
+        chunk=chunk,
+        rules=rules.to_dict(),
+        keys=keys,
+        a_points=joined["a_points"],
+        b_points=joined["b_points"],
+        hands=joined["hands"],
+        a_wins=joined.get("a_wins"),
+        seconds=seconds,
+    )
+
+
+def play_matches(
+    engine_or_rules: Engine | Rules | dict | None,
+    pairings: Sequence[tuple[Bot, Bot]],
+    *,
+    hands: int | None = None,
+    games: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    progress: bool = False,
+    ray: str | None = None,
+) -> list[MatchResult]:
+    """Duplicate matches for several pairings on the same deal keys, all chunks sharing one process pool
+    (or, with `ray` = an address or "local", one Ray cluster: the same chunks, the same results)."""
+    rules = rules_of(engine_or_rules)
+    mode, pairs = mode_and_pairs(hands, games)
+    if not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive int, got {chunk!r}")
+    bots = list(dict.fromkeys(s for p in pairings for s in p))
+    check_bots(rules, bots, mode)
+    in_process = any(isinstance(s, Agent) for s in bots)
+    if in_process and ray is not None:
+        raise ValueError("bots given as Agent instances play in this process; give bot specs to play on Ray")
+    keys = game_keys(seed, pairs)
+    tasks = chunk_tasks(rules, mode, pairings, keys, seed, chunk)
+    chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game")
+    num_chunks = len(range(0, pairs, chunk))
+    return [
+        _match_result(a, b, [chunks[m, c] for c in range(num_chunks)], mode, seed, chunk, rules, keys)
+        for m, (a, b) in enumerate(pairings)
+    ]
+
+
+def play_match(
+    engine_or_rules: Engine | Rules | dict | None,
+    spec_a: Bot,
+    spec_b: Bot,
+    *,
+    hands: int | None = None,
+    games: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    chunk: int = DEFAULT_CHUNK,
+    progress: bool = False,
+    ray: str | None = None,
+) -> MatchResult:
+    """A duplicate match of A against B: `hands` single hands or `games` games to the target.
+
+    Bots are specs (`"heuristic"`, `"ppo:runs/x/ckpt.pt"`) built with the match's rules in each
+    chunk, or Agent instances (played in this process, reseeded per chunk). With workers > 1 chunks
+    run in worker processes (spawned where CUDA is live in this process: then call it under
+    `if __name__ == "__main__":`). With `ray` (an address, or "local" for a Ray started for the
+    call) chunks run as Ray tasks instead, with the same results.
+    """
+    options = dict(hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress, ray=ray)
+    return play_matches(engine_or_rules, [(spec_a, spec_b)], **options)[0]

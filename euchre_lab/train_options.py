@@ -1,0 +1,180 @@
+"""train.py's options: the `Args` dataclass (its field docstrings are `--help`) and how a command line,
+a preset and a resumed checkpoint's config stack into one `Args`."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from euchre_agents.ppo import RESUME, read_checkpoint
+from euchre_agents.registry import parse_weighted as agents_parse_weighted
+from euchre_lab.cli import OptionError, given_options, layered, option_parser, option_types, read_options
+
+SCRIPT = "train.py"
+SELF = "self"
+POOL = "pool"
+STAGES = ("ppo", "distill")
+DEFAULT_PRESET = "configs/ppo.yaml"
+
+
+@dataclass
+class Args:
+    config: str = DEFAULT_PRESET
+    """YAML preset whose keys are these options (a relative path is also looked up next to train.py)"""
+    stage: str = "ppo"
+    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data; recipe: every stage of configs/recipe.yaml (its options: train.py --stage recipe --help)"""
+    run_name: str = ""
+    """run folder under runs_dir for TensorBoard logs and checkpoints; empty: {stage}__{seed}__{unix time}"""
+    runs_dir: str = "runs"
+    """folder that holds the run folders"""
+    resume: str = ""
+    """checkpoint to continue exactly (bit for bit on CPU); its config is used, and options given here override it"""
+    seed: int = 1
+    """seed of the deals, the sampled actions, the opponent draws and the minibatches"""
+    device: str = "auto"
+    """torch device: auto (cuda when present, else cpu), cpu, cuda, cuda:1, ..."""
+    torch_threads: int = 2
+    """CPU threads for torch (0: torch's default); 1 when other jobs share a 2-core machine"""
+    progress: bool = True
+    """show a progress bar with samples per second and time left"""
+
+    rules: dict = field(default_factory=dict)
+    """table rules that differ from euchre_env.Rules' defaults: key=value items or a YAML mapping, e.g. deck=32 joker=true or "{deck: 32}" """
+    episode: str = "hand"
+    """what one episode is: hand, game or rubber"""
+    reward: str = "points"
+    """points: each hand's point margin for the seat's side; win: +1/-1 when the episode ends"""
+
+    total_timesteps: int = 10_000_000
+    """environment steps (one decision by any seat, learner or opponent) in the whole run"""
+    num_envs: int = 512
+    """games stepped together"""
+    num_steps: int = 64
+    """steps of every game per rollout; a rollout is num_envs * num_steps environment steps"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to zero over the run"""
+    gamma: float = 1.0
+    """discount per decision of the same seat"""
+    gae_lambda: float = 0.95
+    """lambda of generalized advantage estimation"""
+    num_minibatches: int = 8
+    """minibatches per epoch over the rollout's learner decisions"""
+    update_epochs: int = 4
+    """passes over each rollout"""
+    norm_adv: bool = True
+    """normalize advantages per minibatch"""
+    clip_coef: float = 0.2
+    """PPO's surrogate clipping coefficient"""
+    clip_vloss: bool = True
+    """clip the value loss as PPO's reference implementation does"""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    target_kl: float = 0.0
+    """stop an update's epochs early once the approximate KL exceeds this; 0: never"""
+    hidden_size: int = 256
+    """width of the network's hidden layers"""
+    num_layers: int = 2
+    """hidden layers in the trunk shared by the policy and value heads"""
+    canonical_suits: bool = True
+    """relabel suits in the network's input and output so that trump (before it is made, the upcard's suit) is always the same suit"""
+    action_values: bool = False
+    """give the network a per-action value head as well (trained by distillation on the teacher's action values)"""
+    init_checkpoint: str = ""
+    """start from this checkpoint's network (e.g. a distilled policy to fine-tune); its architecture options are used"""
+    kl_coef: float = 0.0
+    """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
+
+    teacher_data: str = ""
+    """distill (required): folder written by `python -m euchre_lab.teacher`, or several, comma-separated (each one's last shards are held out)"""
+    distill_epochs: float = 4.0
+    """distill: passes over the training part of the teacher data"""
+    distill_batch_size: int = 2048
+    """distill: decisions per minibatch (one update)"""
+    policy_temperature: float = 1.0
+    """distill: the policy's target is softmax(teacher action values / temperature) over the legal actions (points)"""
+    action_value_coef: float = 1.0
+    """distill: weight of the per-action value regression"""
+    state_value_coef: float = 0.25
+    """distill: weight of the state value regression (to the hand's outcome as played)"""
+    holdout_fraction: float = 0.02
+    """distill: share of the teacher shards (the last ones) held out to measure the fit"""
+
+    opponent_mix: str = "self=0.6,pool=0.2,heuristic=0.2"
+    """per-game draw of who the learner plays: self (it plays all four seats), pool (a past snapshot of itself), or any agent spec (random, heuristic, pimc, ...; no commas), with weights"""
+    pool_size: int = 8
+    """past snapshots kept in the opponent pool (the oldest is replaced)"""
+    pool_interval: int = 10
+    """updates between snapshots of the learner into the pool"""
+
+    save_interval: int = 20
+    """updates between checkpoints (one is always written at the end)"""
+    keep_checkpoints: int = 3
+    """numbered checkpoints kept besides latest.pt (older ones are deleted); 0 keeps all"""
+    eval_interval: int = 50
+    """updates between evaluations with evaluate.py's duplicate-deal matches (and one at the end); 0: none"""
+    eval_opponents: str = "heuristic=4000,pimc=400"
+    """agent specs the greedy policy is evaluated against, each with the hands to play (half of them mirrored deals)"""
+    eval_seed: int = 12345
+    """seed of the evaluation deals (the same deals at every evaluation)"""
+    overwrite: bool = False
+    """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
+
+
+COMMAND_LINE_ONLY = ("overwrite",)
+"""Options a preset or a resumed checkpoint's config never sets: deleting a run takes an explicit flag."""
+
+OPTION_NAMES = frozenset(option_types(Args))
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """A YAML preset's options, checked against `Args`."""
+    return read_options(path, Args, DEFAULT_PRESET, command_line_only=COMMAND_LINE_ONLY)
+
+
+def parse_args(argv: list[str] | None = None, description: str = "") -> tuple[Args, dict[str, Any] | None]:
+    """Args from defaults < the preset (or the resumed checkpoint's config) < the command line; with the
+    resumed checkpoint (read once, here), if any."""
+    cli = given_options(option_parser(Args, SCRIPT, description), Args, argv)
+    values = dataclasses.asdict(Args())
+    checkpoint = None
+    if cli.get("resume"):
+        checkpoint = read_checkpoint(cli["resume"], RESUME)
+        saved = {k: v for k, v in checkpoint["config"].items() if k in OPTION_NAMES and k not in COMMAND_LINE_ONLY}
+        values = layered(values, saved)
+    if checkpoint is None or "config" in cli:
+        values = layered(values, read_config(cli.get("config", values["config"])))
+    return Args(**layered(values, cli)), checkpoint
+
+
+def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
+    """`self=0.6,pool=0.2,heuristic=0.2` -> [(name, number)]; a name may hold `=` but no comma."""
+    try:
+        return agents_parse_weighted(text, option)
+    except ValueError as e:
+        raise OptionError(str(e)) from None
+
+
+def parse_mix(text: str) -> list[tuple[str, float]]:
+    """The opponent mix with its weights normalized to probabilities."""
+    mix = parse_weighted(text, "opponent_mix")
+    total = sum(w for _, w in mix)
+    if total <= 0:
+        raise OptionError(f"opponent_mix={text!r} needs a positive total weight")
+    return [(n, w / total) for n, w in mix]
+
+
+def eval_opponents(args: Args) -> list[tuple[str, float]]:
+    """The evaluation opponents with the hands each match plays."""
+    return parse_weighted(args.eval_opponents, "eval_opponents")
+
+
+def teacher_folders(args: Args) -> list[str]:
+    """--teacher-data as a list of folders."""
+    return [folder.strip() for folder in args.teacher_data.split(",") if folder.strip()]

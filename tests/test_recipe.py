@@ -1,0 +1,155 @@
+"""The recipe (euchre_lab/recipe.py) end to end on configs/recipe_smoke.yaml, in subprocesses: every stage
+finishes, the agent plays, a second run redoes nothing, a killed run resumes, changed settings are refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SUBPROCESS_TIMEOUT
+from euchre_lab.recipe import check_plan, first_difference, plan, parse_args, wants_recipe
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = "configs/recipe_smoke.yaml"
+STAGES = ["teacher_r1", "distill_r1", "teacher_r2", "distill_r2", "export", "evaluate_heuristic",
+          "evaluate_pimc_worlds=2", "model_card"]
+
+
+def recipe(runs: Path, *extra: str, **kwargs) -> subprocess.CompletedProcess:
+    """`python train.py --config configs/recipe_smoke.yaml --runs-dir RUNS ...`, waited for."""
+    return subprocess.run([sys.executable, "train.py", "--config", SMOKE, "--runs-dir", str(runs), *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, **kwargs)
+
+
+def manifest(runs: Path) -> dict:
+    return json.loads((runs / "recipe_smoke" / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory) -> tuple[Path, float]:
+    """One finished smoke run: its runs folder and how long it took."""
+    runs = tmp_path_factory.mktemp("recipe")
+    start = time.perf_counter()
+    done = recipe(runs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return runs, time.perf_counter() - start
+
+
+def test_every_stage_finishes_and_the_agent_plays(smoke):
+    from euchre_agents.registry import make_agent
+    from euchre_env import Engine
+    from euchre_env.engine import EPISODE_HAND
+    from euchre_env.play import play
+
+    runs, _ = smoke
+    stages = manifest(runs)["stages"]
+    assert list(stages) == STAGES
+    assert all(r["status"] == "finished" and r["wall_s"] >= 0 for r in stages.values())
+    assert stages["teacher_r1"]["facts"]["decisions"] > 0 and stages["distill_r2"]["facts"]["updates"] > 0
+    engine = Engine(episode=EPISODE_HAND)
+    agent = make_agent(f"ppo:{runs / 'recipe_smoke' / 'agent.pt'}", engine, seed=0)
+    points = play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0])
+    assert points.shape == (8, 2)
+    card = (runs / "recipe_smoke" / "MODEL_CARD.md").read_text()
+    for needed in ("Rules", "teacher_r1", "labelled decisions", "| heuristic | 100 | 200 |", "9101", "wall time"):
+        assert needed in card
+
+
+def test_a_second_run_redoes_nothing(smoke):
+    runs, first = smoke
+    before = manifest(runs)["stages"]
+    outputs = [Path(p) for r in before.values() for p in r["outputs"].values()]
+    mtimes = [p.stat().st_mtime_ns for p in outputs]
+    start = time.perf_counter()
+    again = recipe(runs)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert time.perf_counter() - start < first
+    assert manifest(runs)["stages"] == before
+    assert [p.stat().st_mtime_ns for p in outputs] == mtimes
+    assert again.stdout.count("), kept") == len(STAGES)
+
+
+def test_changed_settings_are_refused_naming_the_stage(smoke):
+    runs, _ = smoke
+    before = manifest(runs)
+    refused = recipe(runs, "--rules", "deck=32")
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert "stage teacher_r1" in refused.stderr and "--run-name" in refused.stderr and "--overwrite" in refused.stderr
+    assert manifest(runs) == before
+
+
+def test_an_unfinished_stage_is_done_again_and_only_it(smoke):
+    runs, _ = smoke
+    path = runs / "recipe_smoke" / "manifest.json"
+    data = json.loads(path.read_text())
+    data["stages"]["evaluate_heuristic"]["status"] = "running"
+    path.write_text(json.dumps(data))
+    again = recipe(runs, "--resume", "--run-name", "recipe_smoke")
+    assert again.returncode == 0, again.stderr[-3000:]
+    after = manifest(runs)["stages"]
+    assert after["evaluate_heuristic"]["status"] == "finished" and after["evaluate_heuristic"]["attempts"] == 2
+    assert after["evaluate_heuristic"]["facts"] == data["stages"]["evaluate_heuristic"]["facts"]
+    assert {k: v for k, v in after.items() if k != "evaluate_heuristic"} == {
+        k: v for k, v in data["stages"].items() if k != "evaluate_heuristic"}
+
+
+def test_a_run_killed_mid_stage_resumes_and_finishes(tmp_path):
+    process = subprocess.Popen([sys.executable, "train.py", "--config", SMOKE, "--runs-dir", str(tmp_path)], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + SUBPROCESS_TIMEOUT
+    try:
+        while time.time() < deadline and process.poll() is None:
+            try:
+                stages = manifest(tmp_path)["stages"]
+            except (FileNotFoundError, json.JSONDecodeError, KeyError):
+                stages = {}
+            if stages.get("teacher_r2", {}).get("status") == "running":
+                break
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    killed = manifest(tmp_path)["stages"]
+    assert killed["teacher_r2"]["status"] == "running"
+    resumed = recipe(tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    stages = manifest(tmp_path)["stages"]
+    assert all(r["status"] == "finished" for r in stages.values()) and list(stages) == STAGES
+    assert stages["teacher_r2"]["attempts"] == 2 and stages["teacher_r1"] == killed["teacher_r1"]
+
+
+def test_train_py_dispatches_the_recipe_by_stage_or_preset():
+    assert wants_recipe(["--config", SMOKE]) and wants_recipe(["--stage=recipe"])
+    assert not wants_recipe(["--config", "configs/ppo_tiny.yaml"]) and not wants_recipe([])
+
+
+def test_a_placeholder_must_name_an_earlier_round(tmp_path):
+    from euchre_lab.recipe import RecipeError
+
+    args = parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)])
+    assert [s.name for s in plan(args)] == STAGES
+    args.rounds[0]["teacher"]["behaviour"] = "ppo:{r2}=1"
+    with pytest.raises(RecipeError, match=r"\{r2\} names no earlier round"):
+        plan(args)
+
+
+def test_first_difference_names_the_nested_key():
+    assert first_difference({"a": {"b": 1}}, {"a": {"b": 1}}) is None
+    assert first_difference({"a": {"b": 1}}, {"a": {"b": 2}}) == "a.b: 1 there, 2 here"
+
+
+@pytest.mark.parametrize("name", ["recipe.yaml", "recipe_smoke.yaml"])
+def test_every_recipe_preset_plans_its_stages_and_passes_their_checks(name, tmp_path):
+    """A recipe preset with a typo, a bad number or a placeholder naming no round fails here, not hours into a run."""
+    args = parse_args(["--config", f"configs/{name}", "--runs-dir", str(tmp_path)])
+    stages = plan(args)
+    assert {s.kind for s in stages} >= {"teacher", "distill", "evaluate"}
+    check_plan(args, stages)
