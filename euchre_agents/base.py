@@ -10,6 +10,8 @@ the engine state; it is a labeled cheating ceiling and never ranked as a fair bo
 from __future__ import annotations
 
 import abc
+import hashlib
+import os
 from typing import Sequence, Union
 
 import numpy as np
@@ -20,6 +22,15 @@ Seed = Union[int, Sequence[int], np.random.SeedSequence]
 """What `Agent.reseed` takes: anything `np.random.default_rng` accepts."""
 
 
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 hex digest of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 class Agent(abc.ABC):
     """Base class: a bot for one engine (rules + observation layout)."""
 
@@ -28,6 +39,8 @@ class Agent(abc.ABC):
     """False for bots that see hidden cards (the oracle)."""
     needs_full_state = False
     """True if `act` must also be given the engine state and the rows acted on."""
+    weights_sha256: str | None = None
+    """The sha256 of the weights file a learned bot plays, recorded in results (None: no weights)."""
 
     def __init__(self, engine: Engine, seed: int | None = None):
         self.engine = engine

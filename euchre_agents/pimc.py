@@ -58,6 +58,7 @@ from euchre_agents.base import Agent, Seed
 from euchre_agents.belief import ActionModel, resample
 from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.solver import DoubleDummy, hand_masks, sample_layouts
+from euchre_agents.spec_options import SpecOptions
 from euchre_env import kernels
 from euchre_env.cards import HAND_SIZE, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
@@ -69,38 +70,27 @@ POOL = 3
 """Index of the pool (cards no active seat holds) in the sampler's output."""
 
 
-OPTION_TYPES = {
-    "worlds": int,
-    "infer": bool,
-    "candidates": int,
-    "eps": float,
-    "model": str,
-    "temp": float,
-    "plays": bool,
-}
-OPTIONS_HELP = "worlds=N, infer=true|false, candidates=K, eps=E, model=BOT, temp=T, plays=true|false"
-INFER_ONLY = ("candidates", "eps", "model", "temp", "plays")
-"""Options of `infer=true` (module docstring, Inference)."""
+OPTIONS = SpecOptions(
+    bot="pimc",
+    types={"worlds": int, "infer": bool, "candidates": int, "eps": float, "model": str, "temp": float, "plays": bool},
+    help="options: worlds=N, infer=true|false, candidates=K, eps=E, model=BOT, temp=T, plays=true|false",
+    notes={
+        "candidates": "layouts drawn per world kept",
+        "eps": "the model's share of uniform play",
+        "temp": "the model policy's temperature; 0 = its greedy choice",
+    },
+    switch="infer",
+    switch_default=False,
+    switched=("candidates", "eps", "model", "temp", "plays"),
+    switch_fix="add infer=true to",
+    defaults={"worlds": DEFAULT_WORLDS},
+    bare_number="worlds",
+)
+"""`pimc`'s spec options; those of `infer=true` are the module docstring's Inference."""
 DEFAULT_CANDIDATES = 3
 DEFAULT_EPS = 0.2
 DEFAULT_MODEL = "heuristic"
 DEFAULT_TEMPERATURE = 1.0
-
-
-def _option_value(key: str, value: str, arg: str):
-    kind = OPTION_TYPES[key]
-    if kind is bool:
-        if value.lower() not in ("true", "false", "1", "0"):
-            raise ValueError(f"pimc option {key} takes true or false, got {value!r} in {arg!r}")
-        return value.lower() in ("true", "1")
-    if kind is str:
-        if not value:
-            raise ValueError(f"pimc option {key} needs a value (e.g. {key}=heuristic) in {arg!r}")
-        return value
-    try:
-        return kind(value)
-    except ValueError:
-        raise ValueError(f"pimc option {key} takes a number, got {value!r} in {arg!r}") from None
 
 
 def parse_options(arg: str) -> dict:
@@ -108,26 +98,7 @@ def parse_options(arg: str) -> dict:
 
     Only `worlds` is filled in when absent; bad keys or values raise ValueError naming the fix.
     """
-    options: dict = {"worlds": DEFAULT_WORLDS}
-    for item in filter(None, (part.strip() for part in arg.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep and key.isdigit():
-            key, value = "worlds", key
-        if key not in OPTION_TYPES:
-            raise ValueError(f"unknown pimc option {key!r} in {arg!r}; options: {OPTIONS_HELP}")
-        options[key] = _option_value(key, value.strip(), arg)
-    if options["worlds"] < 1:
-        raise ValueError(f"pimc needs worlds >= 1, got {options['worlds']}")
-    if options.get("candidates", 1) < 1:
-        raise ValueError(f"pimc needs candidates >= 1 (layouts drawn per world kept), got {options['candidates']}")
-    if not 0.0 < options.get("eps", DEFAULT_EPS) <= 1.0:
-        raise ValueError(f"pimc needs 0 < eps <= 1 (the model's share of uniform play), got {options['eps']}")
-    if options.get("temp", DEFAULT_TEMPERATURE) < 0.0:
-        raise ValueError(f"pimc needs temp >= 0 (the model policy's temperature; 0 = its greedy choice), got {options['temp']}")
-    stray = [k for k in INFER_ONLY if k in options] if not options.get("infer", False) else []
-    if stray:
-        raise ValueError(f"pimc options {', '.join(stray)} only apply with infer=true; add infer=true to {arg!r}")
-    return options
+    return OPTIONS.parse(arg.split(","), arg)
 
 
 def score_table(engine: Engine) -> np.ndarray:

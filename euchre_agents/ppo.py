@@ -5,11 +5,15 @@ action); `ppo:PATH,sample` samples from the masked policy instead. A checkpoint 
 it was trained on, and observations with the same blocks: any difference is refused with
 `CheckpointMismatchError`, which names every field that differs. A checkpoint whose blocks merely sit
 at other positions (an older layout of the same features) plays unchanged: its first layer's columns
-are moved to the new positions, which computes exactly the same function.
+are moved to the new positions, which computes exactly the same function. A checkpoint that carries
+a checksum (`CHECKSUM`: the sha256 of all its other entries, which train.py and `export_policy` write)
+is read only if its contents still match it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import warnings
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,10 @@ MASKED_LOGIT = -1e8
 
 CHECKPOINT_FORMAT = 1
 """The `format` train.py writes into every checkpoint (and `export_policy` keeps)."""
+CHECKSUM = "sha256"
+"""The checkpoint entry holding the sha256 of all its other entries (`contents_sha256`); older files have none."""
+NUMBERED = "update_*.pt"
+"""The numbered checkpoints train.py keeps beside latest.pt (update_NNNNNN.pt)."""
 
 
 class CheckpointError(ValueError):
@@ -266,41 +274,120 @@ _TRAINING_TYPES = {
 _FIX = "pass a checkpoint that train.py wrote, such as runs/NAME/checkpoints/latest.pt"
 
 
-def _torch_load(path: str, map_location: str | torch.device) -> Any:
-    """torch.load of plain tensors and values, with every way a file can fail to load as one CheckpointError."""
+def contents_sha256(checkpoint: dict[str, Any]) -> str:
+    """The sha256 of every entry of a checkpoint but `CHECKSUM`, walked in a fixed order: tensors by dtype,
+    shape and bytes, containers item by item (dict keys sorted), other values by their repr."""
+    digest = hashlib.sha256()
+    _feed(digest, {k: v for k, v in checkpoint.items() if k != CHECKSUM})
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Add one value of a checkpoint to `digest`, tagged with its type and size so that no two values collide."""
+    if isinstance(value, torch.Tensor):
+        flat = value.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"tensor {flat.dtype} {tuple(value.shape)}\n".encode())
+        digest.update(flat.view(torch.uint8).numpy())
+    elif isinstance(value, dict):
+        digest.update(f"dict {len(value)}\n".encode())
+        for key, item in sorted(value.items(), key=lambda kv: (type(kv[0]).__name__, repr(kv[0]))):
+            _feed(digest, key)
+            _feed(digest, item)
+    elif isinstance(value, (list, tuple)):
+        digest.update(f"{type(value).__name__} {len(value)}\n".encode())
+        for item in value:
+            _feed(digest, item)
+    else:
+        text = repr(value).encode()
+        digest.update(f"{type(value).__name__} {len(text)}\n".encode() + text)
+
+
+def with_checksum(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint with its `CHECKSUM` entry (re)computed, as train.py and `export_policy` write it."""
+    return {**checkpoint, CHECKSUM: contents_sha256(checkpoint)}
+
+
+def _verifies(checkpoint: Any) -> bool:
+    """Whether a loaded checkpoint holds a checksum that matches its contents."""
+    return isinstance(checkpoint, dict) and checkpoint.get(CHECKSUM) == contents_sha256(checkpoint)
+
+
+def newest_good_numbered(path: str | Path) -> Path | None:
+    """The newest update_NNNNNN.pt beside `path` (other than it) whose checksum verifies; None if none does."""
+    file = Path(path)
+    numbered = sorted(file.parent.glob(NUMBERED), key=lambda p: (len(p.name), p.name), reverse=True)
+    for other in numbered:
+        if other.resolve() == file.resolve():
+            continue
+        try:
+            if _verifies(_torch_load(str(other), "cpu")[0]):
+                return other
+        except CheckpointError:
+            continue
+    return None
+
+
+def _damaged_fix(path: str, purpose: str) -> str:
+    """What to do about a checkpoint whose checksum fails: use the newest numbered one beside it that verifies."""
+    good = newest_good_numbered(path)
+    if purpose == RESUME:
+        if good is None:
+            return "no numbered checkpoint beside it verifies either: start the run again (--overwrite)"
+        return f"resume from the newest numbered checkpoint beside it that verifies: --resume {good}"
+    if good is None:
+        return "copy or export it again"
+    return f"copy it again, or play {good}, the newest numbered checkpoint beside it that verifies"
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""How every torch checkpoint (a zip archive) begins."""
+
+
+def _torch_load(path: str, map_location: str | torch.device) -> tuple[Any, str]:
+    """torch.load of plain tensors and values, and the sha256 of the bytes it read; every way a file can
+    fail to load is one CheckpointError."""
     file = Path(path)
     if file.is_dir():
         raise CheckpointError(f"checkpoint {path!r} is a folder, not a file; {_FIX}")
     try:
-        size = file.stat().st_size
+        data = file.read_bytes()
     except FileNotFoundError:
         raise CheckpointError(f"no checkpoint at {path!r} (no such file); {_FIX}") from None
     except OSError as e:
         raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
-    if size == 0:
+    if not data:
         raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes: an interrupted copy?); {_FIX}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch's advice about files it then refuses anyway
-            return torch.load(path, map_location=map_location, weights_only=True)
-    except OSError as e:
-        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror or e}") from None
+            loaded = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as e:  # torch reports a bad file as UnpicklingError, EOFError, RuntimeError, ...
-        text = str(e)
-        if "zip archive" in text or "central directory" in text or isinstance(e, EOFError):
-            what = "is truncated or damaged (an incomplete torch file)"
-        else:  # garbage, or a pickle of more than the tensors and plain values train.py writes
+        zipped = data.startswith(ZIP_MAGIC)
+        if zipped and "Unsupported global" in str(e):
+            what = "is not a torch checkpoint (it holds more than the tensors and plain values train.py writes)"
+        elif zipped or isinstance(e, EOFError):  # damage anywhere in a zip: in its index, its pickle or its records
+            what = "is truncated or damaged (a torch file that no longer loads)"
+        else:
             what = "is not a torch checkpoint"
         raise CheckpointError(f"checkpoint {path!r} {what}; {_FIX}") from None
+    return loaded, hashlib.sha256(data).hexdigest()
 
 
 def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.device = "cpu") -> dict[str, Any]:
     """A train.py checkpoint, checked to hold what `purpose` needs: PLAY (a policy, as the ppo bot plays)
-    or RESUME (everything `train.py --resume` continues). Anything else is a CheckpointError naming the
-    problem and the fix."""
-    checkpoint = _torch_load(path, map_location)
+    or RESUME (everything `train.py --resume` continues), and to match its checksum where it has one.
+    Anything else is a CheckpointError naming the problem and the fix."""
+    return _read_checkpoint(path, purpose, map_location)[0]
+
+
+def _read_checkpoint(path: str, purpose: str, map_location: str | torch.device) -> tuple[dict[str, Any], str]:
+    """`read_checkpoint`, and the sha256 of the file's bytes."""
+    checkpoint, file_digest = _torch_load(path, map_location)
     if not isinstance(checkpoint, dict):
         raise CheckpointError(f"checkpoint {path!r} holds a {type(checkpoint).__name__}, not a train.py checkpoint; {_FIX}")
+    if CHECKSUM in checkpoint and not _verifies(checkpoint):
+        raise CheckpointError(f"checkpoint {path!r} is damaged: its contents do not match the sha256 it was written with; "
+                              + _damaged_fix(path, purpose))
     stage = checkpoint.get("stage", "ppo")
     if purpose == RESUME and stage not in TRAINING_KEYS:
         raise CheckpointError(f"checkpoint {path!r} comes from an unknown training stage {stage!r}; {_FIX}")
@@ -326,7 +413,7 @@ def read_checkpoint(path: str, purpose: str = PLAY, map_location: str | torch.de
         wrong = ["observation"]
     if wrong:
         raise CheckpointError(f"checkpoint {path!r} is damaged: {', '.join(wrong)} is not what train.py writes; {_FIX}")
-    return checkpoint
+    return checkpoint, file_digest
 
 
 def load_checkpoint(path: str, map_location: str | torch.device = "cpu") -> dict[str, Any]:
@@ -369,10 +456,14 @@ class PPOAgent(Agent):
     def from_checkpoint(
         cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None, action_values: bool = False
     ) -> "PPOAgent":
-        """Load a train.py checkpoint, refusing one made for other rules or another observation layout."""
-        checkpoint = load_checkpoint(path)
+        """Load a train.py checkpoint, refusing one made for other rules or another observation layout;
+        `weights_sha256` is the sha256 of the file's bytes (`euchre_agents.base.file_sha256`), taken from the
+        very bytes the network was loaded from."""
+        checkpoint, file_digest = _read_checkpoint(path, PLAY, "cpu")
         check_compatible(checkpoint, engine, f"checkpoint {path!r}")
-        return cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed, action_values=action_values)
+        agent = cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed, action_values=action_values)
+        agent.weights_sha256 = file_digest
+        return agent
 
     @torch.no_grad()
     def act(self, obs, mask, state=None, rows=None):
@@ -399,8 +490,8 @@ class PPOAgent(Agent):
 
 
 def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int = 0) -> None:
-    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states),
-    in this version's observation layout; with `hidden_size`, the same function in a wider network
+    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states, but its
+    own checksum), in this version's observation layout; with `hidden_size`, the same function in a wider network
     (`widen_network`), for train.py's --init-checkpoint."""
     checkpoint = read_checkpoint(src, PLAY)
     policy = {k: checkpoint[k] for k in POLICY_KEYS}
@@ -412,7 +503,7 @@ def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int 
     if hidden_size is not None:
         policy["model"] = widen_network(build_network(policy, engine), engine, hidden_size, seed).state_dict()
         policy["model_kwargs"] = dict(checkpoint["model_kwargs"], hidden_size=hidden_size)
-    torch.save(policy, dst)
+    torch.save(with_checksum(policy), dst)
 
 
 SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()

@@ -15,6 +15,8 @@ except when an `rllib:PATH` bot is built. RLlib's new API stack (RLModule, Conne
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,7 +27,8 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-from euchre_agents.ppo import ActorCritic, PPOAgent, check_compatible, observation_signature
+from euchre_agents.base import file_sha256
+from euchre_agents.ppo import ActorCritic, CheckpointError, PPOAgent, check_compatible, observation_signature
 from euchre_env import euchre_v0
 from euchre_env.engine import EPISODE_HAND, Engine
 from euchre_env.rules import Rules
@@ -36,6 +39,9 @@ SHARED = "shared"
 TEAM = "team"
 MODULE_PATH = Path("learner_group") / "learner" / "rl_module"
 """Where an Algorithm checkpoint keeps its RLModules, one folder per policy id."""
+MODULE_FILE = "class_and_ctor_args.pkl"
+"""The file every RLModule checkpoint folder holds (RLlib's `Checkpointable.CLASS_AND_CTOR_ARGS_FILE_NAME`)."""
+FIX = "pass the folder examples/rllib_train.py wrote (an Algorithm checkpoint) or one RLModule's folder inside it"
 
 
 def make_env(env_config: dict[str, Any] | None = None) -> PettingZooEnv:
@@ -107,8 +113,9 @@ class EuchreRLModule(TorchRLModule, ValueFunctionAPI):
 def module_folder(path: str, policy: str | None = None) -> Path:
     """The RLModule folder of `policy` in an Algorithm checkpoint (or `path` itself if it is one module's folder)."""
     root = Path(path)
-    if not root.exists():
-        raise FileNotFoundError(f"no RLlib checkpoint at {path!r}")
+    if not root.is_dir():
+        what = "a file, not a folder" if root.exists() else "no such folder"
+        raise CheckpointError(f"no RLlib checkpoint at {path!r} ({what}); {FIX}")
     modules = root / MODULE_PATH
     if not modules.is_dir():
         if policy is not None:
@@ -124,11 +131,26 @@ def module_folder(path: str, policy: str | None = None) -> Path:
     return modules / policy
 
 
+def folder_sha256(folder: Path) -> str:
+    """One sha256 over a folder's files: each file's path (relative, in sorted order) and the sha256 of its bytes."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(f"{file.relative_to(folder).as_posix()}\0{file_sha256(file)}\n".encode())
+    return digest.hexdigest()
+
+
 def load_module(path: str, policy: str | None = None) -> EuchreRLModule:
     """A trained EuchreRLModule from a checkpoint, on the CPU and in eval mode (no Ray cluster needed)."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    module = RLModule.from_checkpoint(str(module_folder(path, policy).resolve()))
+    folder = module_folder(path, policy).resolve()
+    if not (folder / MODULE_FILE).is_file():
+        raise CheckpointError(f"{path!r} is not an RLlib checkpoint ({folder} holds no {MODULE_FILE}); {FIX}")
+    try:
+        module = RLModule.from_checkpoint(str(folder))
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError) as e:
+        detail = (str(e).splitlines() or [""])[0]
+        raise CheckpointError(f"{path!r} is not a readable RLlib checkpoint ({type(e).__name__}: {detail}); {FIX}") from None
     if not isinstance(module, EuchreRLModule):
         raise ValueError(f"{path!r} holds a {type(module).__name__}, not a Euchre Lab EuchreRLModule")
     module.eval()
@@ -144,10 +166,13 @@ class RLlibAgent(PPOAgent):
     def from_module_checkpoint(
         cls, engine: Engine, path: str, policy: str | None = None, sample: bool = False, seed: int | None = None
     ) -> "RLlibAgent":
-        """Load a module, refusing one trained for other rules or another observation layout."""
+        """Load a module, refusing one trained for other rules or another observation layout; `weights_sha256` is
+        `folder_sha256` of the module's folder."""
         module = load_module(path, policy)
         check_compatible(module.model_config, engine, f"RLlib checkpoint {path!r}", same_positions=True)
-        return cls(engine, module.net, sample=sample, seed=seed)
+        agent = cls(engine, module.net, sample=sample, seed=seed)
+        agent.weights_sha256 = folder_sha256(module_folder(path, policy))
+        return agent
 
 
 def make_rllib(engine: Engine, arg: str, seed: int | None) -> RLlibAgent:

@@ -32,10 +32,11 @@ import dataclasses
 
 import numpy as np
 
-from euchre_agents.base import Agent, Seed
+from euchre_agents.base import Agent, Seed, file_sha256
 from euchre_agents.belief import ActionModel, resample
 from euchre_agents.pimc import Layouts, View, choose, replay, sample_hands
 from euchre_agents.ppo import SHIPPED, PPOAgent
+from euchre_agents.spec_options import SpecOptions
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState
 from euchre_env.infoset import decode
 from euchre_env.play import play
@@ -44,51 +45,29 @@ DEFAULT_WORLDS = 16
 DEFAULT_CANDIDATES = 3
 DEFAULT_EPS = 0.1
 DEFAULT_TEMPERATURE = 0.25
-OPTION_TYPES = {"worlds": int, "weighted": bool, "candidates": int, "eps": float, "temp": float}
 USAGE = "search[:PATH][,worlds=N][,weighted=true|false][,candidates=K][,eps=E][,temp=T]"
-WEIGHTED_ONLY = ("candidates", "eps", "temp")
-"""Options that only apply with weighted=true."""
-
-
-def _option_value(key: str, value: str, arg: str):
-    if OPTION_TYPES[key] is bool:
-        if value.lower() not in ("true", "false", "1", "0"):
-            raise ValueError(f"search option {key} takes true or false, got {value!r} in {arg!r}")
-        return value.lower() in ("true", "1")
-    try:
-        return OPTION_TYPES[key](value)
-    except ValueError:
-        raise ValueError(f"search option {key} takes a number, got {value!r} in {arg!r}") from None
+OPTIONS = SpecOptions(
+    bot="search",
+    types={"worlds": int, "weighted": bool, "candidates": int, "eps": float, "temp": float},
+    help=f"usage: {USAGE}",
+    notes={
+        "candidates": "layouts drawn per world kept",
+        "eps": "uniform play's share in the weights",
+        "temp": "the policy's temperature in the weights; 0 = its greedy choice",
+    },
+    switch="weighted",
+    switch_default=True,
+    switched=("candidates", "eps", "temp"),
+    switch_fix="drop them from",
+)
+"""`search`'s spec options after the checkpoint's path; candidates, eps and temp only apply with weighted=true."""
 
 
 def parse_spec(arg: str) -> tuple[str, dict]:
     """`PATH,worlds=16,weighted=false` -> (PATH or "" for the shipped agent, options); ValueError naming the fix."""
     items = [part.strip() for part in arg.split(",")]
     path = items.pop(0) if items and "=" not in items[0] else ""
-    options: dict = {}
-    for item in filter(None, items):
-        key, sep, value = item.partition("=")
-        if not sep or key not in OPTION_TYPES:
-            raise ValueError(f"unknown search option {item!r} in {arg!r}; usage: {USAGE}")
-        options[key] = _option_value(key, value.strip(), arg)
-    if options.get("worlds", DEFAULT_WORLDS) < 1:
-        raise ValueError(f"search needs worlds >= 1, got {options['worlds']}")
-    if options.get("candidates", DEFAULT_CANDIDATES) < 1:
-        raise ValueError(f"search needs candidates >= 1 (layouts drawn per world kept), got {options['candidates']}")
-    if not 0.0 < options.get("eps", DEFAULT_EPS) <= 1.0:
-        raise ValueError(f"search needs 0 < eps <= 1 (uniform play's share in the weights), got {options['eps']}")
-    if options.get("temp", DEFAULT_TEMPERATURE) < 0.0:
-        raise ValueError(f"search needs temp >= 0 (the policy's temperature in the weights; 0 = its greedy choice), got {options['temp']}")
-    stray = [k for k in WEIGHTED_ONLY if k in options] if not options.get("weighted", True) else []
-    if stray:
-        raise ValueError(f"search options {', '.join(stray)} only apply with weighted=true; drop them from {arg!r}")
-    return path, options
-
-
-def concat(states: list[EuchreState]) -> EuchreState:
-    """One batched state holding the rows of every state in turn."""
-    fields = dataclasses.fields(EuchreState)
-    return EuchreState(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields})
+    return path, OPTIONS.parse(items, arg)
 
 
 @dataclasses.dataclass
@@ -202,7 +181,7 @@ class SearchAgent(Agent):
             w = worlds.states.num_games
             games.append(worlds.states.take(np.repeat(np.arange(w), actions.size)))
             first.append(np.tile(actions, w))
-        batch = concat(games)
+        batch = EuchreState.concat(games)
         points = self.play_out(batch, np.concatenate(first))
         net = (points[:, 0] - points[:, 1]).astype(np.float64)
         out = np.full(mask.shape, np.nan)
@@ -227,5 +206,7 @@ def make_search(engine: Engine, arg: str, seed: int | None) -> SearchAgent:
     path, options = parse_spec(arg)
     if not path and not SHIPPED.exists():
         raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
-    policy = PPOAgent.from_checkpoint(engine, path or str(SHIPPED), seed=seed)
-    return SearchAgent(engine, policy, seed, **options)
+    checkpoint = path or str(SHIPPED)
+    agent = SearchAgent(engine, PPOAgent.from_checkpoint(engine, checkpoint, seed=seed), seed, **options)
+    agent.weights_sha256 = file_sha256(checkpoint)
+    return agent

@@ -90,6 +90,8 @@ class TeacherSettings:
             raise TeacherDataError(f"epsilon={self.epsilon} must be in [0, 1]")
         if self.pimc_worlds < 1 or self.games_per_shard < 1:
             raise TeacherDataError("pimc_worlds and games_per_shard must be >= 1")
+        if self.seed < 0:
+            raise TeacherDataError(f"seed={self.seed} must be 0 or more")
         mix = parse_weighted(self.behaviour, "behaviour")
         if sum(w for _, w in mix) <= 0:
             raise TeacherDataError(f"behaviour={self.behaviour!r} needs a positive total weight")
@@ -256,6 +258,22 @@ def empty_arrays(engine: Engine) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------- shards and manifest
 
 
+def check_settings(rules: Rules, settings: TeacherSettings, shards: int) -> None:
+    """What generation needs, checked before anything is written: a shard count of 1 or more, and a bot
+    that builds for these rules from every behaviour spec (and from `rollout_agent`, for `label=rollout`)."""
+    if not isinstance(shards, (int, np.integer)) or isinstance(shards, bool) or shards < 1:
+        raise TeacherDataError(f"shards must be a whole number of 1 or more, got {shards!r}")
+    engine = Engine(rules, EPISODE_HAND)
+    specs = [("behaviour", spec) for spec, _ in parse_weighted(settings.behaviour, "behaviour")]
+    if settings.label == "rollout":
+        specs.append(("rollout_agent", settings.rollout_agent))
+    for option, spec in specs:
+        try:
+            make_agent(spec, engine, seed=settings.seed)
+        except ValueError as e:  # an unknown bot, bad options, a checkpoint that is missing or for other rules
+            raise TeacherDataError(f"{option} {spec!r}: {e}") from None
+
+
 def _manifest_identity(rules: Rules, settings: TeacherSettings, engine: Engine) -> dict[str, Any]:
     from euchre_agents.ppo import observation_signature  # torch only where teacher data is written or read
 
@@ -300,7 +318,7 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
 
 
 def _write_atomic(path: Path, write) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the lab's remove_stale_temp_files clears it after a kill
     write(tmp)
     os.replace(tmp, path)
 
@@ -362,8 +380,9 @@ def generate(
 ) -> dict[str, Any]:
     """Write shards 0..shards-1 of teacher data into `out` (skipping those already there); the manifest.
 
-    An existing folder must hold data of the same rules, observation layout and settings: anything
-    else is refused, naming each difference, and nothing is written. `run_jobs(play_and_write, jobs)`,
+    Bad settings (`check_settings`) are refused before anything is written. An existing folder must hold
+    data of the same rules, observation layout and settings: anything else is refused, naming each
+    difference, and nothing is written. `run_jobs(play_and_write, jobs)`,
     when given, runs the shards' jobs wherever it likes (the lab's backends: a pool, Ray) and yields
     each job's result as it lands; else `workers` processes here run them.
     """
@@ -371,6 +390,7 @@ def generate(
     settings = settings or TeacherSettings()
     if settings.label == "people":
         raise TeacherDataError("label=people is data of the web table's games (euchre-play export), not generated")
+    check_settings(rules, settings, shards)
     folder = Path(out)
     identity = _manifest_identity(rules, settings, Engine(rules, EPISODE_HAND))
     if (folder / MANIFEST).exists():

@@ -163,6 +163,11 @@ class EuchreState:
         """A new state holding only the given rows (copied)."""
         return EuchreState(**{f.name: getattr(self, f.name)[rows].copy() for f in dataclasses.fields(self)})
 
+    @classmethod
+    def concat(cls, states: "list[EuchreState]") -> "EuchreState":
+        """One new state holding the rows of every state in turn (the states' games, in order)."""
+        return cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in dataclasses.fields(cls)})
+
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The fields in `FIELDS` order, as the kernels take them (each C-contiguous, of its `FIELDS` dtype)."""
         return tuple([getattr(self, name) for name in FIELD_NAMES])

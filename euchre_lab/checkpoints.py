@@ -4,8 +4,9 @@ state that it saves and restores for an exact resume.
 Every checkpoint holds `format`, `stage`, the model and its `model_kwargs`, the optimizer, the config,
 the rules and the observation layout (`header`), then what its stage needs to continue bit for bit: PPO
 the games in progress, the opponent pool and every random stream; distillation the teacher shards it
-reads. Reading and the compatibility checks are `euchre_agents.ppo`'s (`read_checkpoint`, `check_compatible`),
-as the `ppo` bot reads the same files.
+reads; and `sha256`, the checksum of all its other entries (`euchre_agents.ppo.with_checksum`), which
+reading verifies. Reading and the compatibility checks are `euchre_agents.ppo`'s (`read_checkpoint`,
+`check_compatible`), as the `ppo` bot reads the same files.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 
 from euchre_agents.base import Agent
-from euchre_agents.ppo import CHECKPOINT_FORMAT, observation_signature
+from euchre_agents.ppo import CHECKPOINT_FORMAT, NUMBERED, observation_signature, with_checksum
 from euchre_env import Engine, EuchreState
 from euchre_lab.cli import write_atomic
 
@@ -45,16 +46,21 @@ def header(stage: str, net: torch.nn.Module, model_kwargs: dict[str, Any], optim
 
 
 def save_checkpoint(path: Path, checkpoint: dict[str, Any]) -> None:
-    """Write a checkpoint atomically (a reader never sees it half written)."""
-    write_atomic(path, lambda f: torch.save(checkpoint, f))
+    """Write a checkpoint with its checksum, atomically (a reader never sees it half written)."""
+    _write(path, with_checksum(checkpoint))
+
+
+def _write(path: Path, checked: dict[str, Any]) -> None:
+    write_atomic(path, lambda f: torch.save(checked, f))
 
 
 def save_numbered(folder: Path, checkpoint: dict[str, Any], update: int, keep: int) -> None:
-    """update_NNNNNN.pt and latest.pt, atomically; only the newest `keep` numbered ones stay (0: all)."""
-    save_checkpoint(folder / f"update_{update:06d}.pt", checkpoint)
-    save_checkpoint(folder / LATEST, checkpoint)
+    """update_NNNNNN.pt and latest.pt, with their checksum, atomically; only the newest `keep` numbered ones stay (0: all)."""
+    checked = with_checksum(checkpoint)
+    _write(folder / f"update_{update:06d}.pt", checked)
+    _write(folder / LATEST, checked)
     if keep > 0:
-        for old in sorted(folder.glob("update_*.pt"))[:-keep]:
+        for old in sorted(folder.glob(NUMBERED))[:-keep]:
             old.unlink()
 
 

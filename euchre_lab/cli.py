@@ -11,7 +11,8 @@ defaults < preset < command line. Shared grammar, once:
   `left_of_dealer`) or YAML mappings (`"{deck: 32, joker: true}"`), whatever `Rules` accepts;
 - every bad input is one line, `TOOL: error: ...`, and exit status 2 (`OneLineErrorParser`, `fail`).
 
-`write_atomic` is how a tool writes a file that must never be seen half written.
+`write_atomic` is how a tool writes a file that must never be seen half written; `remove_stale_temp_files`
+clears what an interrupted one (`kill -9`) leaves behind when a tool starts again.
 """
 
 from __future__ import annotations
@@ -282,6 +283,10 @@ def fail(script: str, error: BaseException | str) -> int:
 # ---------------------------------------------------------------- files
 
 
+TEMP_FILES = ".*.tmp"
+"""The temp files of an atomic write (`.NAME.XXXX.tmp`, renamed over NAME once complete)."""
+
+
 def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write `path` so that it is never seen half written: `write` fills a temp file in the same folder,
     which is flushed to disk and renamed over `path` (the folder synced after)."""
@@ -304,3 +309,18 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def remove_stale_temp_files(folder: Path, script: str, recursive: bool = False) -> int:
+    """Delete the temp files (`TEMP_FILES`) that interrupted atomic writes left in `folder` (and below it,
+    if `recursive`), saying how many in one line on stderr; the count. Call it when a tool starts, before
+    it writes there itself."""
+    folder = Path(folder)
+    found = (folder.rglob if recursive else folder.glob)(TEMP_FILES) if folder.is_dir() else []
+    stale = [p for p in found if p.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    if stale:
+        print(f"{tool_name(script)}: removed {len(stale)} stale .tmp file{'s' * (len(stale) != 1)} that an interrupted write "
+              f"left in {folder}", file=sys.stderr, flush=True)
+    return len(stale)

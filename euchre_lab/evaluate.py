@@ -39,6 +39,7 @@ from euchre_lab.match import (
     DEFAULT_HANDS,
     GAMES,
     HANDS,
+    bot_weights,
     check_bots,
     mode_and_pairs,
     play_match,
@@ -76,7 +77,7 @@ class Args:
     out: str | None = None
     """results folder (default results/<a>_vs_<b>_seed<seed> or results/round_robin_seed<seed>, then _<changed rules> for other rules)"""
     overwrite: bool = False
-    """replace results of another match (other bots, counts, seed or rules) already in the results folder"""
+    """replace results of another match (other bots, weights, counts, seed or rules) already in the results folder"""
     progress: bool = True
     """show a progress bar with the time left"""
     plots: bool = True
@@ -137,7 +138,9 @@ def default_out(args: Args, rules: Rules) -> Path:
 
 
 IDENTITY = ("bots", "round_robin", "hands", "games", "seed", "chunk", "rules")
-"""What makes two results the same result (workers, progress and plots never change one)."""
+"""What makes two results the same result (workers, progress and plots never change one), with the weights played."""
+WEIGHTS = "weights_sha256"
+"""The config key of the sha256 of the weights each learned bot plays, by spec."""
 
 
 def _identity(config: dict[str, Any]) -> dict[str, Any]:
@@ -145,6 +148,15 @@ def _identity(config: dict[str, Any]) -> dict[str, Any]:
     out = {k: config.get(k) for k in IDENTITY}
     out["rules"] = rules_label(config.get("rules") or {})
     return out
+
+
+def _other_weights(held: dict[str, Any], here: dict[str, Any]) -> str | None:
+    """The first spec that plays other weights here than in the `held` results, said with both digests; None if none."""
+    old, new = held.get(WEIGHTS) or {}, here.get(WEIGHTS) or {}
+    for spec in dict.fromkeys([*old, *new]):
+        if old.get(spec) != new.get(spec):
+            return f"{spec} played weights sha256 {old.get(spec, 'none')} there and plays {new.get(spec, 'none')} here"
+    return None
 
 
 def check_out(out: Path, config: dict[str, Any], overwrite: bool) -> None:
@@ -158,10 +170,10 @@ def check_out(out: Path, config: dict[str, Any], overwrite: bool) -> None:
             held = json.loads((out / name).read_text()).get("config", {})
         except (ValueError, AttributeError):
             held = {}
-        held, here = _identity(held), _identity(config)
-        differ = [k for k in IDENTITY if held[k] != here[k]]
-        if differ:
-            there = ", ".join(f"{k} {held[k]!r} there, {here[k]!r} here" for k in differ)
+        ids = _identity(held), _identity(config)
+        differ = [k for k in IDENTITY if ids[0][k] != ids[1][k]]
+        there = ", ".join(f"{k} {ids[0][k]!r} there, {ids[1][k]!r} here" for k in differ) or _other_weights(held, config)
+        if there:
             raise ValueError(f"{out} already holds the results of another match ({there}); pass --out DIR or --overwrite")
 
 
@@ -189,8 +201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             options["hands"] = DEFAULT_HANDS
         mode_and_pairs(options["hands"], options["games"])
         check_options(args)
-        check_bots(rules, args.round_robin or args.bots, HANDS if args.games is None else GAMES)
-        config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict()}
+        specs, mode = args.round_robin or args.bots, HANDS if args.games is None else GAMES
+        check_bots(rules, specs, mode)
+        config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict(), WEIGHTS: bot_weights(rules, specs, mode)}
         out = Path(args.out) if args.out else default_out(args, rules)
         check_out(out, config, args.overwrite)
         if args.ray is not None:

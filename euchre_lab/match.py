@@ -23,7 +23,7 @@ import dataclasses
 import json
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -86,6 +86,8 @@ class MatchResult:
     """(pairs,) games A won of the pair's two (games mode only)."""
     seconds: float = 0.0
     """Time spent playing this match's chunks, summed over the processes that played them."""
+    weights: dict[str, str] = field(default_factory=dict)
+    """The sha256 of the weights each bot that plays weights played (`Agent.weights_sha256`), by bot."""
 
     @property
     def num_pairs(self) -> int:
@@ -161,6 +163,7 @@ class MatchResult:
             "confidence": CONFIDENCE,
             "process_seconds": self.seconds,
             "hands_per_process_second": self.num_hands / self.seconds if self.seconds > 0 else None,
+            "weights_sha256": self.weights,
             "rules": self.rules,
         }
 
@@ -272,6 +275,14 @@ def check_bots(rules: Rules, bots: Sequence[Bot], mode: str = HANDS) -> list[boo
     return fair
 
 
+def bot_weights(rules: Rules, bots: Sequence[Bot], mode: str = HANDS) -> dict[str, str]:
+    """`Agent.weights_sha256` of each bot that plays weights, by label, from a bot built now in this process
+    (worker processes build their own from the same spec)."""
+    engine = match_engine(rules, mode)
+    built = [bot if isinstance(bot, Agent) else build_bot(bot, engine, seed=0) for bot in bots]
+    return {bot_label(bot): agent.weights_sha256 for bot, agent in zip(bots, built) if agent.weights_sha256 is not None}
+
+
 # ---------------------------------------------------------------------------------------- chunk tasks
 
 
@@ -334,9 +345,10 @@ def mode_and_pairs(hands: int | None, games: int | None) -> tuple[str, int]:
         mode, count = GAMES, games
     else:
         mode, count = HANDS, DEFAULT_HANDS if hands is None else hands
-    if not isinstance(count, (int, np.integer)) or count < 2:
-        raise ValueError(f"{mode} must be a whole number >= 2 (every deal is played twice), got {count!r}")
-    return mode, (int(count) + 1) // 2
+    if not isinstance(count, (int, np.integer)) or count < 2 or count % 2:
+        fix = f"; give {count - 1} or {count + 1}" if isinstance(count, (int, np.integer)) and count > 2 else ""
+        raise ValueError(f"{mode} must be an even number of at least 2 (every deal is played twice, mirrored), got {count!r}{fix}")
+    return mode, int(count) // 2
 
 
 def _play_tasks(
@@ -354,7 +366,8 @@ def _play_tasks(
 
 
 def _match_result(
-    a: Bot, b: Bot, parts: list[dict[str, np.ndarray]], mode: str, seed: int, chunk: int, rules: Rules, keys: np.ndarray
+    a: Bot, b: Bot, parts: list[dict[str, np.ndarray]], mode: str, seed: int, chunk: int, rules: Rules, keys: np.ndarray,
+    weights: dict[str, str],
 ) -> MatchResult:
     """One pairing's chunks joined into its MatchResult."""
     seconds = sum(float(p.pop("seconds")) for p in parts)
@@ -372,6 +385,7 @@ def _match_result(
         hands=joined["hands"],
         a_wins=joined.get("a_wins"),
         seconds=seconds,
+        weights={label: weights[label] for label in (bot_label(a), bot_label(b)) if label in weights},
     )
 
 
@@ -387,14 +401,21 @@ def play_matches(
     progress: bool = False,
     ray: str | None = None,
 ) -> list[MatchResult]:
-    """Duplicate matches for several pairings on the same deal keys, all chunks sharing one process pool
-    (or, with `ray` = an address or "local", one Ray cluster: the same chunks, the same results)."""
+    """Duplicate matches for several pairings on the same deal keys: `hands` single hands or `games` games to the target.
+
+    Bots are specs (`"heuristic"`, `"ppo:runs/x/ckpt.pt"`) built with the match's rules in each
+    chunk, or Agent instances (played in this process, reseeded per chunk). Every chunk shares one
+    process pool: with workers > 1 chunks run in worker processes (spawned where CUDA is live in this
+    process: then call it under `if __name__ == "__main__":`). With `ray` (an address, or "local" for
+    a Ray started for the call) chunks run as Ray tasks instead, with the same results.
+    """
     rules = rules_of(engine_or_rules)
     mode, pairs = mode_and_pairs(hands, games)
     if not isinstance(chunk, int) or chunk < 1:
         raise ValueError(f"chunk must be a positive int, got {chunk!r}")
     bots = list(dict.fromkeys(s for p in pairings for s in p))
     check_bots(rules, bots, mode)
+    weights = bot_weights(rules, bots, mode)
     in_process = any(isinstance(s, Agent) for s in bots)
     if in_process and ray is not None:
         raise ValueError("bots given as Agent instances play in this process; give bot specs to play on Ray")
@@ -403,7 +424,7 @@ def play_matches(
     chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game")
     num_chunks = len(range(0, pairs, chunk))
     return [
-        _match_result(a, b, [chunks[m, c] for c in range(num_chunks)], mode, seed, chunk, rules, keys)
+        _match_result(a, b, [chunks[m, c] for c in range(num_chunks)], mode, seed, chunk, rules, keys, weights)
         for m, (a, b) in enumerate(pairings)
     ]
 
@@ -412,22 +433,8 @@ def play_match(
     engine_or_rules: Engine | Rules | dict | None,
     spec_a: Bot,
     spec_b: Bot,
-    *,
-    hands: int | None = None,
-    games: int | None = None,
-    seed: int = 0,
-    workers: int = 1,
-    chunk: int = DEFAULT_CHUNK,
-    progress: bool = False,
-    ray: str | None = None,
+    **options: Any,
 ) -> MatchResult:
-    """A duplicate match of A against B: `hands` single hands or `games` games to the target.
-
-    Bots are specs (`"heuristic"`, `"ppo:runs/x/ckpt.pt"`) built with the match's rules in each
-    chunk, or Agent instances (played in this process, reseeded per chunk). With workers > 1 chunks
-    run in worker processes (spawned where CUDA is live in this process: then call it under
-    `if __name__ == "__main__":`). With `ray` (an address, or "local" for a Ray started for the
-    call) chunks run as Ray tasks instead, with the same results.
-    """
-    options = dict(hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress, ray=ray)
+    """A duplicate match of A against B: `play_matches` of the one pairing, with its keywords
+    (hands or games, seed, workers, chunk, progress, ray)."""
     return play_matches(engine_or_rules, [(spec_a, spec_b)], **options)[0]

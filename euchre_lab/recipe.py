@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from euchre_lab.cli import OptionError, fail, given_options, layered, option_parser, option_types, read_options, write_atomic
+from euchre_env.extras import require
+from euchre_lab.cli import (OptionError, fail, given_options, layered, option_parser, option_types, read_options,
+                            remove_stale_temp_files, write_atomic)
 from euchre_lab.presets import read_preset
 from euchre_lab.stages import PER_WORKER, RUNNERS, Stage, card_text, duration, rate_key, work_size, write_text
 
@@ -259,10 +261,14 @@ def evaluation_stages(args: Args, folder: Path, agent: str) -> list[Stage]:
     evaluation = {**DEFAULT_EVAL, **args.evaluation}
     if set(evaluation) - set(DEFAULT_EVAL) or not isinstance(evaluation["opponents"], dict):
         raise RecipeError(f"evaluation: takes opponents {{SPEC: hands}}, seed and chunk, got {args.evaluation!r}")
+    from euchre_lab.match import mode_and_pairs
+
     stages = []
     for spec, hands in evaluation["opponents"].items():
-        if not isinstance(hands, int) or hands < 2 or hands % 2:
-            raise RecipeError(f"evaluation: {spec}: hands must be an even number of at least 2, got {hands!r}")
+        try:
+            mode_and_pairs(hands, None)
+        except ValueError as e:
+            raise RecipeError(f"evaluation: {spec}: {e}") from None
         slug = re.sub(r"[^\w.=-]+", "_", spec)
         stages.append(Stage(f"evaluate_{slug}", "evaluate",
                             {"bots": [f"ppo:{agent}", spec], "hands": hands, "seed": evaluation["seed"],
@@ -436,6 +442,8 @@ def prepare(args: Args) -> RecipeRun:
     """Check the options and the run folder (deleting it first with --overwrite), before anything runs."""
     if args.stage != RECIPE:
         raise RecipeError(f"--stage {args.stage!r}: this is the recipe's command line (stage recipe)")
+    if args.ray is not None:
+        require("ray", "ray", what="--ray")
     for name in ("workers", "torch_threads"):
         if getattr(args, name) < (1 if name == "workers" else 0):
             raise RecipeError(f"--{name.replace('_', '-')} must be {'1' if name == 'workers' else '0'} or more")
@@ -464,6 +472,7 @@ def drive(run: RecipeRun) -> None:
     known = sum(e for e in estimates if e is not None)
     say(f"run {run.folder}: {len(stages)} stages, {len(stages) - len(todo)} finished earlier; about {duration(known)} left"
         f"{' (some stages have no rate yet)' if None in estimates else ''}; watch training with: tensorboard --logdir {run.folder}")
+    remove_stale_temp_files(run.folder, SCRIPT, recursive=True)
     if todo:
         run.folder.mkdir(parents=True, exist_ok=True)
         run.manifest.save()

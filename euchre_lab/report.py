@@ -2,7 +2,8 @@
 
 A match folder holds match.json (summary and config), match.csv (one row), pairs.csv (one row per
 duplicate pair: what `benchmarks/paired_difference.py` reads) and margin.png; a round robin's holds
-tournament.json, matches.csv, ratings.csv, pairs.csv, ratings.png and head_to_head.png.
+tournament.json, matches.csv, ratings.csv, pairs.csv, ratings.png and head_to_head.png. The JSON and
+match rows name the sha256 of the weights each learned bot played (`weights_sha256`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
     for key, value in summary.items():
         if key == "rules":
             row["rules"] = rules_label(value)
+            continue
+        if key == "weights_sha256":
+            row["weights_sha256_a"], row["weights_sha256_b"] = (value.get(summary[side], "") for side in ("a", "b"))
             continue
         if isinstance(value, dict) or (value is None and key == "win_rate_a"):
             for part in ("value", "se", "low", "high"):

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from euchre_agents.ppo import ActorCritic, PPOAgent, build_network
 from euchre_env import Engine
 from euchre_lab.checkpoints import LATEST, save_numbered
+from euchre_lab.cli import remove_stale_temp_files
 from euchre_lab.invocation import tool_name
 from euchre_lab.train_checks import Inputs, run_folder
 from euchre_lab.train_options import OPTION_NAMES, SCRIPT, Args, eval_opponents
@@ -61,7 +62,8 @@ def default_run_name(args: Args) -> Args:
 
 
 def start_run(args: Args, inputs: Inputs) -> Run:
-    """Seed everything, build the network (from the resumed checkpoint, init_checkpoint or fresh), open TensorBoard."""
+    """Seed everything, build the network (from the resumed checkpoint, init_checkpoint or fresh), open TensorBoard,
+    and clear the temp files an interrupted checkpoint write left."""
     if not args.run_name:
         raise ValueError("start_run needs args.run_name (default_run_name fills it in)")
     args = dataclasses.replace(args, resume="")
@@ -94,7 +96,9 @@ def start_run(args: Args, inputs: Inputs) -> Run:
         "hyperparameters",
         "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(args).items()) + f"\n|device|{device}|",
     )
-    return Run(args, run_dir, engine, device, net, optimizer, model_kwargs, writer, inputs.play_match)
+    run = Run(args, run_dir, engine, device, net, optimizer, model_kwargs, writer, inputs.play_match)
+    remove_stale_temp_files(run.ckpt_dir, SCRIPT)
+    return run
 
 
 def anneal(run: Run, update: int, num_updates: int) -> None:

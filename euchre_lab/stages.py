@@ -9,7 +9,6 @@ match's margin) and `work`, the units it did in this attempt, from which the rec
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from euchre_agents.base import file_sha256
 from euchre_env import Rules
 from euchre_lab.cli import write_atomic
 
@@ -173,16 +173,11 @@ def export_agent(checkpoint: Path, dst: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def sha256(path: str | Path) -> str:
-    """The file's sha256, hex."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def run_export(stage: Stage, run: Any) -> dict[str, Any]:
     """runs/NAME/agent.pt: the last round's policy, play only (what `ppo:runs/NAME/agent.pt` plays)."""
     export_agent(Path(stage.settings["checkpoint"]), Path(stage.outputs["agent"]))
     path = Path(stage.outputs["agent"])
-    return {"bytes": path.stat().st_size, "sha256": sha256(path), "work": 0}
+    return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "work": 0}
 
 
 # ---------------------------------------------------------------- evaluation
@@ -203,7 +198,8 @@ def run_evaluate(stage: Stage, run: Any) -> dict[str, Any]:
     print(match.report(), flush=True)
     margin, share = match.margin_per_hand, match.point_share_a
     return {"pairs": match.num_pairs, "hands": match.num_hands, "margin": dataclasses.asdict(margin),
-            "point_share": dataclasses.asdict(share), "seed": s["seed"], "work": match.num_hands}
+            "point_share": dataclasses.asdict(share), "seed": s["seed"], "weights_sha256": match.weights.get(a),
+            "work": match.num_hands}
 
 
 RUNNERS: dict[str, Callable[[Stage, Any], dict[str, Any]]] = {
@@ -251,6 +247,7 @@ def card_text(args: Any, manifest: dict[str, Any], stages: list[Stage]) -> str:
     agent = next(s for s in stages if s.kind == "export").outputs["agent"]
     first = next(s for s in stages if s.kind == "distill").settings["train"]
     network = {k: first.get(k) for k in ("hidden_size", "num_layers", "canonical_suits", "action_values") if k in first}
+    export = next((records[s.name]["facts"] for s in done if s.kind == "export"), {})
     lines = [
         f"# Model card: {agent}",
         "",
@@ -261,6 +258,7 @@ def card_text(args: Any, manifest: dict[str, Any], stages: list[Stage]) -> str:
         f"- **Network:** {network or 'train.py defaults'} (the first round's; later rounds start from the round before)",
         f"- **Wall time:** {duration(sum(records[s.name].get('wall_s', 0.0) for s in done))} over {len(done)} finished stages"
         f" ({args.workers} worker(s){'' if args.ray is None else ', Ray ' + str(args.ray)})",
+        *([f"- **Weights:** sha256 `{export['sha256']}` (the matches below name the weights they played by its first 16 digits)"] if "sha256" in export else []),
         "",
         "## Stages",
         "",
@@ -271,14 +269,15 @@ def card_text(args: Any, manifest: dict[str, Any], stages: list[Stage]) -> str:
         r = records[s.name]
         lines.append(f"| {s.name} | {s.describe} | {_what(s, r['facts'])} | {duration(r['wall_s'])} | {r['attempts']} |")
     lines += ["", "## Strength (duplicate deals; 95% intervals)", "",
-              "| opponent | pairs | hands | margin per hand | point share | seed |", "|---|---:|---:|---|---|---:|"]
+              "| opponent | pairs | hands | margin per hand | point share | seed | weights sha256 |",
+              "|---|---:|---:|---|---|---:|---|"]
     for s in done:
         if s.kind == "evaluate":
             f = records[s.name]["facts"]
             m, p = f["margin"], f["point_share"]
             lines.append(f"| {s.settings['bots'][1]} | {f['pairs']:,} | {f['hands']:,} | **{m['value']:+.3f}** "
                          f"[{m['low']:+.3f}, {m['high']:+.3f}] | {100 * p['value']:.1f}% [{100 * p['low']:.1f}, "
-                         f"{100 * p['high']:.1f}] | {f['seed']} |")
+                         f"{100 * p['high']:.1f}] | {f['seed']} | {(f.get('weights_sha256') or '?')[:16]} |")
     lines += ["", "Wall time is summed over a stage's attempts; an attempt killed outright (kill -9) is not counted. "
               "Every setting of every stage is in `manifest.json` beside this card.", ""]
     return "\n".join(lines)

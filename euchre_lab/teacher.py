@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from euchre_agents.teacher import MANIFEST, TeacherDataError, TeacherSettings, generate, read_manifest
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.cli import fail, given_options, option_parser
+from euchre_lab.cli import fail, given_options, option_parser, remove_stale_temp_files
 
 SCRIPT = "python -m euchre_lab.teacher"
 SETTINGS = {f.name for f in dataclasses.fields(TeacherSettings)}
@@ -54,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = Args(**{k: v for k, v in given.items() if k not in SETTINGS})
         settings = TeacherSettings(**{k: v for k, v in given.items() if k in SETTINGS})
         rules = Rules.from_dict(args.rules)
+        if args.workers < 1:
+            raise ValueError(f"--workers must be 1 or more, got {args.workers}")
         before = sum(read_manifest(args.out)["shards"].values()) if (Path(args.out) / MANIFEST).exists() else 0
+        remove_stale_temp_files(Path(args.out), SCRIPT)
         start = time.perf_counter()
         manifest = generate(args.out, args.shards, rules, settings, workers=args.workers)
     except (TeacherDataError, RulesError, ValueError) as e:

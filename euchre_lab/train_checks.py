@@ -108,12 +108,16 @@ def check_agents(specs: list[str], option: str, engine: Engine) -> None:
 
 def check_opponents(args: Args, engine: Engine) -> None:
     """The opponent mix and the evaluation opponents: known bots, sensible weights and hand counts."""
+    from euchre_lab.match import mode_and_pairs
+
     mix = parse_mix(args.opponent_mix)
     check_agents([name for name, _ in mix if name not in (SELF, POOL)], "opponent_mix", engine)
     evaluation = eval_opponents(args)  # checked even while evaluation is off
     for spec, hands in evaluation:
-        if hands != int(hands) or hands < 2:
-            raise OptionError(f"--eval-opponents {spec}={hands:g}: the hands must be a whole number of at least 2")
+        try:
+            mode_and_pairs(int(hands) if float(hands).is_integer() else hands, None)
+        except ValueError as e:
+            raise OptionError(f"--eval-opponents {spec}={hands:g}: {e}") from None
     check_agents([spec for spec, _ in evaluation], "eval_opponents", engine)
 
 

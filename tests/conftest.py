@@ -1,10 +1,11 @@
 """Shared helpers: scripted deals played step by step with the legal mask checked after every step,
-vectorized random play over the engine, the hypothesis profile and the subprocess timeout."""
+vectorized random play over the engine, one turn of a game through the web API, the hypothesis profile
+and the subprocess timeout."""
 
 from __future__ import annotations
 
 import os
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from hypothesis import settings
@@ -139,6 +140,19 @@ def random_play(
         rewards = engine.step(state, actions)
         yield before, actions, rewards
     raise AssertionError(f"games still running after {max_steps} steps")
+
+
+def api_turn(client: Any, message: dict, rng: np.random.Generator) -> dict:
+    """One request of a game through the web API, from its last `message`: the person's random legal
+    choice on its turn, else a bot's step. Returns the reply, asserting it is a 200."""
+    game = f"/api/games/{message['id']}"
+    if message["to_play"] == message["you"]:
+        choice = message["legal"][rng.integers(len(message["legal"]))]["action"]
+        response = client.post(f"{game}/action", json={"action": choice, "version": message["version"]})
+    else:
+        response = client.post(f"{game}/step", json={"version": message["version"]})
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 SMALL_VARIANTS = {

@@ -18,10 +18,14 @@ import pytest
 import torch
 
 from conftest import SUBPROCESS_TIMEOUT
+from euchre_agents.base import file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORT = ROOT / "checkpoints" / "euchre_ppo.pt"
 FIX = "pass a checkpoint that train.py wrote"
+EVEN = "must be an even number of at least 2 (every deal is played twice, mirrored)"
+OLD_DIGEST = "0" * 64
+"""The weights sha256 the results in FILES/ppo_results say `ppo:EXPORT` played (not the file's)."""
 
 DRIVER = r"""
 import contextlib, io, json, runpy, sys, traceback
@@ -70,7 +74,8 @@ TRAIN_ROWS = [
     ("opponent_bad_pimc", ["--opponent-mix", "self=1,pimc:worlds=abc=1"], "pimc option worlds takes a number, got 'abc'"),
     ("opponent_garbage_ppo", ["--opponent-mix", "self=1,ppo:FILES/garbage.pt=1"], "is not a torch checkpoint"),
     ("eval_unknown", ["--eval-opponents", "heuristc=100"], "--eval-opponents: unknown agent 'heuristc'"),
-    ("eval_hands", ["--eval-opponents", "heuristic=0.5"], "the hands must be a whole number of at least 2"),
+    ("eval_hands", ["--eval-opponents", "heuristic=0.5"], "heuristic=0.5: hands must be an even number of at least 2"),
+    ("eval_hands_odd", ["--eval-opponents", "heuristic=7"], f"heuristic=7: hands {EVEN}, got 7; give 6 or 8"),
     ("config_missing", ["--config", "FILES/none.yaml"], "config file 'FILES/none.yaml' not found"),
     ("config_malformed", ["--config", "FILES/bad.yaml"], "FILES/bad.yaml is not valid YAML at line 3"),
     ("config_a_list", ["--config", "FILES/list.yaml"], "holds a YAML list, not a mapping"),
@@ -101,7 +106,9 @@ EVALUATE_ROWS = [
     ("ppo_dict_without_rules", ["ppo:FILES/norules.pt", "random"], "is not a train.py checkpoint: it lacks"),
     ("ppo_missing", ["ppo:FILES/none.pt", "random"], "no checkpoint at 'FILES/none.pt'"),
     ("ppo_other_rules", [f"ppo:{EXPORT}", "random", "--rules", "deck=32"], "rules.deck: checkpoint 24, here 32"),
-    ("hands_0", ["heuristic", "random", "--hands", "0"], "hands must be a whole number >= 2"),
+    ("hands_0", ["heuristic", "random", "--hands", "0"], f"hands {EVEN}, got 0"),
+    ("hands_odd", ["heuristic", "random", "--hands", "7"], f"hands {EVEN}, got 7; give 6 or 8"),
+    ("games_odd", ["heuristic", "random", "--games", "3"], f"games {EVEN}, got 3; give 2 or 4"),
     ("hands_and_games", ["heuristic", "random", "--hands", "4", "--games", "4"], "give either hands or games"),
     ("hands_not_a_number", ["heuristic", "random", "--hands", "many"], "option hands: expected int, got 'many'"),
     ("progress_not_a_bool", ["heuristic", "random", "--progress=maybe"], "option progress: expected bool, got 'maybe'"),
@@ -117,6 +124,9 @@ EVALUATE_ROWS = [
     ("out_a_file", ["heuristic", "random", "--out", "FILES/empty.pt"], "--out FILES/empty.pt is a file"),
     ("out_holds_another_match", ["heuristic", "random", "--hands", "20", "--out", "FILES/results"],
      "FILES/results already holds the results of another match (hands 10 there, 20 here)"),
+    ("out_holds_other_weights", [f"ppo:{EXPORT}", "random", "--hands", "10", "--out", "FILES/ppo_results"],
+     f"FILES/ppo_results already holds the results of another match (ppo:{EXPORT} played weights sha256 {OLD_DIGEST} "
+     f"there and plays {file_sha256(EXPORT)} here); pass --out DIR or --overwrite"),
     ("unknown_flag", ["heuristic", "random", "--hand", "10"], "unrecognized arguments: --hand 10"),
 ]
 
@@ -153,6 +163,9 @@ def make_scratch(base: Path) -> None:
     (files / "results").mkdir()
     config = {"bots": ["heuristic", "random"], "round_robin": [], "hands": 10, "games": None, "seed": 0, "chunk": 500, "rules": {}}
     (files / "results" / "match.json").write_text(json.dumps({"config": config, "match": {}}))
+    (files / "ppo_results").mkdir()
+    ppo = {**config, "bots": [f"ppo:{EXPORT}", "random"], "weights_sha256": {f"ppo:{EXPORT}": OLD_DIGEST}}
+    (files / "ppo_results" / "match.json").write_text(json.dumps({"config": ppo, "match": {}}))
     (base / "runs" / "taken").mkdir(parents=True)
     (base / "runs" / "taken" / "events.out.tfevents.1").write_text("an earlier run\n")
     (base / "runs" / "notes").mkdir()
@@ -223,6 +236,7 @@ def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
     assert [p.name for p in (scratch / "runs" / "taken").iterdir()] == ["events.out.tfevents.1"]
     assert not (scratch / "results").exists() and not (scratch / "runs" / "ppo").exists()
     assert sorted(p.name for p in (scratch / "files" / "results").iterdir()) == ["match.json"]
+    assert sorted(p.name for p in (scratch / "files" / "ppo_results").iterdir()) == ["match.json"]
 
 
 @pytest.mark.parametrize(
@@ -240,6 +254,16 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
     )
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
+
+
+def test_the_recipe_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
+    runs = tmp_path / "runs"
+    code = ("import sys\nsys.modules['ray'] = None\nfrom euchre_lab.train import main\n"
+            f"sys.exit(main(['--config', 'configs/recipe_smoke.yaml', '--ray', '--runs-dir', {str(runs)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "--ray needs the [ray] extra (ray is not installed)" in done.stderr, done.stderr
+    assert not runs.exists()
 
 
 def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):

@@ -424,7 +424,7 @@ def test_aec_observations_and_masks_equal_the_batched_engines(name, watch):
                    for f, v in vars(env.state_).items()), "the env deals as the batched engine does"
         held = []
         for _ in range(60):
-            pair = EuchreState(**{f: np.concatenate([v, v]) for f, v in vars(env.state_).items()})
+            pair = EuchreState.concat([env.state_, env.state_])
             for seat, agent in enumerate(env.possible_agents):
                 if watch != "every seat" and agent != env.agent_selection:
                     continue

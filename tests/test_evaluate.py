@@ -17,12 +17,12 @@ import yaml
 
 import evaluate
 from conftest import SUBPROCESS_TIMEOUT, random_play
-from euchre_agents.base import Agent, RandomAgent
+from euchre_agents.base import Agent, RandomAgent, file_sha256
 from euchre_agents.registry import register
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
 from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
-from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, play_match
+from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, mode_and_pairs, play_match
 from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
 from euchre_lab.report import save_match, save_tournament
 
@@ -360,6 +360,46 @@ def test_results_of_another_match_are_kept_unless_overwrite(tmp_path, capsys):
     assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 4
     assert evaluate.main(["random", "random", "--hands", "6", "--overwrite", *out]) == 0
     assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 6
+
+
+def test_results_record_the_weights_played_and_refuse_other_weights_under_the_same_spec(tmp_path, capsys):
+    from euchre_agents.ppo import export_policy
+
+    agent = tmp_path / "agent.pt"
+    export_policy(str(ROOT / "checkpoints" / "euchre_ppo.pt"), str(agent))
+    spec, first = f"ppo:{agent}", file_sha256(agent)
+    out = ["--out", str(tmp_path / "rr"), "--hands", "4", "--chunk", "2", "--bootstrap", "5", "--workers", "2", "--no-progress", "--no-plots"]
+    assert evaluate.main(["--round-robin", spec, "random", *out]) == 0
+    held = json.loads((tmp_path / "rr" / "tournament.json").read_text())
+    assert held["config"]["weights_sha256"] == {spec: first} == held["matches"][0]["weights_sha256"]
+    with open(tmp_path / "rr" / "matches.csv") as f:
+        assert [(r["weights_sha256_a"], r["weights_sha256_b"]) for r in csv.DictReader(f)] == [(first, "")]
+    pairs = (tmp_path / "rr" / "pairs.csv").read_bytes()
+    assert evaluate.main(["--round-robin", spec, "random", *out]) == 0  # the same weights: the same match, rewritten
+    held = json.loads((tmp_path / "rr" / "tournament.json").read_text())
+    export_policy(str(ROOT / "checkpoints" / "euchre_ppo.pt"), str(agent), hidden_size=520)  # other weights, same path
+    second = file_sha256(agent)
+    capsys.readouterr()
+    assert evaluate.main(["--round-robin", spec, "random", *out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"({spec} played weights sha256 {first} there and plays {second} here); pass --out DIR or --overwrite" in err
+    assert json.loads((tmp_path / "rr" / "tournament.json").read_text()) == held and (tmp_path / "rr" / "pairs.csv").read_bytes() == pairs
+    assert evaluate.main(["--round-robin", spec, "random", "--overwrite", *out]) == 0
+    assert json.loads((tmp_path / "rr" / "tournament.json").read_text())["config"]["weights_sha256"] == {spec: second}
+
+
+def test_a_match_of_bots_without_weights_records_none():
+    match = play_match(None, "heuristic", "random", hands=4, seed=0)
+    assert match.weights == {} and match.summary()["weights_sha256"] == {}
+
+
+def test_hands_and_games_are_even_counts_of_mirrored_pairs():
+    assert mode_and_pairs(8, None) == ("hands", 4) and mode_and_pairs(None, 2) == ("games", 1)
+    for hands, fix in ((7, "; give 6 or 8"), (1, ""), (0, ""), (2.0, "")):
+        with pytest.raises(ValueError, match=f"hands must be an even number of at least 2 .*, got {hands!r}{re.escape(fix)}$"):
+            mode_and_pairs(hands, None)
+    with pytest.raises(ValueError, match="games must be an even number"):
+        play_match(None, "random", "random", games=3)
 
 
 def test_plot_titles_name_the_rules(tmp_path, monkeypatch):

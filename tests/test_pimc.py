@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import pathlib
@@ -35,12 +34,6 @@ REFERENCE_RULES = {
 }
 
 
-def concat(states: list[EuchreState]) -> EuchreState:
-    """One batched state holding the rows of every state in turn."""
-    fields = dataclasses.fields(EuchreState)
-    return EuchreState(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields})
-
-
 def positions(engine: Engine, num_games: int = 10, seed: int = 3, every: int = 2) -> EuchreState:
     """Every `every`-th decision of games between the heuristic and random bots, as one batch."""
     state = engine.init(game_keys(seed, num_games))
@@ -58,7 +51,20 @@ def positions(engine: Engine, num_games: int = 10, seed: int = 3, every: int = 2
                 acts[rows] = drivers[team].act(obs[rows], state.legal[rows])
         engine.step(state, acts)
         step += 1
-    return concat(kept)
+    return EuchreState.concat(kept)
+
+
+def test_concat_holds_every_state_s_rows_in_turn():
+    engine = Engine()
+    a, b = engine.init(game_keys(1, 3)), engine.init(game_keys(2, 2))
+    engine.step(b, np.argmax(b.legal, axis=1))
+    both = EuchreState.concat([a, b])
+    assert both.num_games == 5
+    for name, value in vars(both).items():
+        np.testing.assert_array_equal(value, np.concatenate([getattr(a, name), getattr(b, name)]), err_msg=name)
+        assert value.dtype == getattr(a, name).dtype
+    both.phase[:] = 7
+    assert a.phase.max() < 7 and b.phase.max() < 7  # a new state: the parts are left as they were
 
 
 def reference_decisions(engine: Engine) -> dict[str, list[int]]:

@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from conftest import api_turn
 from euchre_agents.base import RandomAgent
 from euchre_agents.registry import register
 from euchre_play.web import Games, create_app
@@ -109,18 +110,11 @@ def play_through_api(client: TestClient, app, request: dict, rng: np.random.Gene
     seen = 1
     while not message["over"]:
         witness.before_request()
-        game = f"/api/games/{message['id']}"
-        if message["to_play"] == message["you"]:
-            choice = message["legal"][rng.integers(len(message["legal"]))]["action"]
-            response = client.post(f"{game}/action", json={"action": choice, "version": message["version"]})
-        else:
-            response = client.post(f"{game}/step", json={"version": message["version"]})
-        assert response.status_code == 200, response.text
-        message = response.json()
+        message = api_turn(client, message, rng)
         witness.after_request()
         witness.check(message)
         if seen % 7 == 0:
-            witness.check(client.get(game).json())
+            witness.check(client.get(f"/api/games/{message['id']}").json())
         seen += 1
     return message["id"], seen
 

@@ -29,7 +29,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from euchre_agents import rllib  # noqa: E402
 from euchre_agents.registry import make_agent  # noqa: E402
-from euchre_agents.ppo import CheckpointMismatchError  # noqa: E402
+from euchre_agents.ppo import CheckpointError, CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 from euchre_lab import backends  # noqa: E402
@@ -272,6 +272,7 @@ def test_rllib_trains_and_its_checkpoint_plays_in_evaluate(team_checkpoint, tmp_
     assert evaluate.main(args) == 0
     summary = json.loads((out / "match.json").read_text())["match"]
     assert (summary["a"], summary["hands"]) == (spec, 20)
+    assert summary["weights_sha256"] == {spec: rllib.folder_sha256(team_checkpoint / rllib.MODULE_PATH / "team_1")}
 
 
 def test_rllib_bot_names_the_policies_and_refuses_other_rules(team_checkpoint):
@@ -301,5 +302,40 @@ def test_a_checkpoint_with_a_shared_policy_plays_it_by_default(tmp_path):
         (tmp_path / rllib.MODULE_PATH / policy).mkdir(parents=True)
     assert rllib.module_folder(str(tmp_path)) == tmp_path / rllib.MODULE_PATH / "shared"
     assert rllib.module_folder(str(tmp_path), "team_0") == tmp_path / rllib.MODULE_PATH / "team_0"
-    with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
+    with pytest.raises(CheckpointError, match="no RLlib checkpoint"):
         rllib.module_folder(str(tmp_path / "missing"))
+
+
+def test_a_module_folders_digest_covers_every_files_name_and_bytes(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder in (one, two):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / "weights").write_bytes(b"abc")
+        (folder / "meta.json").write_text("{}")
+    first = rllib.folder_sha256(one)
+    assert rllib.folder_sha256(two) == first
+    (two / "sub" / "weights").write_bytes(b"abd")
+    assert rllib.folder_sha256(two) != first
+    (two / "sub" / "weights").write_bytes(b"abc")
+    (two / "sub" / "weights").rename(two / "sub" / "other")
+    assert rllib.folder_sha256(two) != first
+
+
+@pytest.mark.parametrize("kind", ["missing", "a_file", "empty_folder", "damaged_module"])
+def test_a_bad_rllib_folder_gets_one_line_naming_it_and_the_fix(kind, tmp_path, capsys):
+    import euchre_lab.play as play_tool
+
+    path = tmp_path / kind
+    if kind == "a_file":
+        path.write_text("not a checkpoint")
+    elif kind == "empty_folder":
+        path.mkdir()
+    elif kind == "damaged_module":
+        path.mkdir()
+        (path / rllib.MODULE_FILE).write_bytes(b"not a pickle")
+    for tool, code in (("evaluate.py", lambda: evaluate.main([f"rllib:{path}", "random", "--hands", "2", "--no-progress"])),
+                       ("play.py", lambda: play_tool.main(["--opponents", f"rllib:{path}"]))):
+        assert code() == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and "Errno" not in err, err
+        assert err.startswith(f"{tool}: error: ") and repr(str(path)) in err and err.strip().endswith(rllib.FIX), err

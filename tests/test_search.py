@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import pathlib
 
 import numpy as np
@@ -11,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import View, choose
+from euchre_agents.pimc import View, choose, parse_options
 from euchre_agents.ppo import PPOAgent
 from euchre_agents.registry import make_agent
-from euchre_agents.search import SearchAgent
+from euchre_agents.search import SearchAgent, parse_spec
 from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Phase
@@ -158,3 +159,21 @@ def test_specs_name_the_shipped_agent_or_a_checkpoint():
     assert make_agent("search", engine).fair
     agent = make_agent(f"search:{SHIPPED},worlds=5,weighted=false", engine)
     assert (agent.worlds, agent.weighted, agent.belief) == (5, False, None)
+
+
+def test_the_bot_records_the_sha256_of_the_checkpoint_it_loads(tmp_path):
+    copy = tmp_path / "copy.pt"
+    copy.write_bytes(SHIPPED.read_bytes())
+    want = hashlib.sha256(SHIPPED.read_bytes()).hexdigest()
+    assert make_agent("search", Engine()).weights_sha256 == want
+    assert make_agent(f"search:{copy},worlds=2", Engine()).weights_sha256 == want
+
+
+def test_search_and_pimc_read_the_shared_options_by_one_grammar():
+    shared = "worlds=4,candidates=2,eps=0.5,temp=0"
+    assert parse_spec(f"run.pt,{shared}") == ("run.pt", {"worlds": 4, "candidates": 2, "eps": 0.5, "temp": 0.0})
+    assert parse_options(f"{shared},infer=true") == {"worlds": 4, "candidates": 2, "eps": 0.5, "temp": 0.0, "infer": True}
+    for bad, message in {"worlds=x": "takes a number", "eps=2": "0 < eps <= 1", "temp=-0.5": "temp >= 0"}.items():
+        for parse, bot in ((parse_spec, "search"), (parse_options, "pimc")):
+            with pytest.raises(ValueError, match=f"^{bot} .*{message}"):
+                parse(f"infer=true,{bad}" if bot == "pimc" else bad)

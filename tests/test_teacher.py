@@ -192,6 +192,40 @@ def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path
     assert "Rules.deck=33 is not allowed" in capsys.readouterr().err and not (tmp_path / "data").exists()
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--shards", "0"], "shards must be a whole number of 1 or more, got 0"),
+        (["--shards", "-1"], "shards must be a whole number of 1 or more, got -1"),
+        (["--shards", "1", "--behaviour", "heuristc=1"], "behaviour 'heuristc': unknown agent 'heuristc'"),
+        (["--shards", "1", "--behaviour", "heuristic=1,pimc:worlds=abc=1"], "behaviour 'pimc:worlds=abc': pimc option worlds"),
+        (["--shards", "1", "--label", "rollout", "--rollout-agent", "ppo:none.pt"], "rollout_agent 'ppo:none.pt': no checkpoint at"),
+        (["--shards", "1", "--seed", "-1"], "seed=-1 must be 0 or more"),
+        (["--shards", "1", "--workers", "0"], "--workers must be 1 or more, got 0"),
+    ],
+    ids=["shards_0", "shards_negative", "behaviour_unknown", "behaviour_bad_option", "rollout_agent_missing", "seed", "workers"],
+)
+def test_the_generator_cli_refuses_bad_settings_before_writing_anything(argv, message, tmp_path, capsys):
+    assert teacher_main([str(tmp_path / "data"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m euchre_lab.teacher: error: ") and err.count("\n") == 1, err
+    assert message in err and not (tmp_path / "data").exists()
+
+
+def test_a_refused_behaviour_leaves_nothing_that_blocks_the_corrected_run(tmp_path, capsys):
+    folder = tmp_path / "data"
+    assert teacher_main([str(folder), "--shards", "1", "--games-per-shard", "2", "--behaviour", "heuristc=1"]) == 2
+    assert not folder.exists()
+    assert teacher_main([str(folder), "--shards", "1", "--games-per-shard", "2", "--behaviour", "heuristic=1"]) == 0
+    assert set(read_manifest(folder)["shards"]) == {"0"}
+    before = (folder / MANIFEST).read_text()
+    with pytest.raises(TeacherDataError, match="behaviour 'heuristc'"):
+        generate(folder, 2, Rules(), dataclasses.replace(TINY, behaviour="heuristc=1"), progress=False)
+    with pytest.raises(TeacherDataError, match="shards must be"):
+        generate(folder, 0, Rules(), TINY, progress=False)
+    assert (folder / MANIFEST).read_text() == before and sorted(p.name for p in folder.iterdir()) == [MANIFEST, "shard_00000.npz"]
+
+
 def test_data_written_before_a_setting_existed_resumes_with_its_default(tmp_path):
     folder = tmp_path / "data"
     generate(folder, 1, Rules(), TINY, progress=False)

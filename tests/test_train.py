@@ -4,6 +4,7 @@ its per-stream GAE, its configuration, and the checks that refuse a checkpoint m
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,9 @@ import yaml
 
 import train
 from conftest import SUBPROCESS_TIMEOUT
+from test_checkpoint_integrity import flip_tensor_bytes
 from euchre_agents.registry import make_agent
-from euchre_agents.ppo import ActorCritic, CheckpointMismatchError, PPOAgent
+from euchre_agents.ppo import CHECKSUM, ActorCritic, CheckpointMismatchError, PPOAgent, read_checkpoint
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
 from euchre_lab import train, train_checks, train_options
 from euchre_lab.cli import OptionError, field_docs
@@ -105,6 +107,33 @@ def test_resume_continues_with_the_same_next_batch(tiny_run, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
+def test_resume_refuses_flipped_weights_naming_the_newest_good_checkpoint_and_clears_stale_temp_files(tiny_run, tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(tiny_run, runs / "tiny")
+    checkpoints = runs / "tiny" / "checkpoints"
+    for name in ("latest.pt", "update_000003.pt"):
+        intact = torch.load(checkpoints / name, weights_only=True)
+        flip_tensor_bytes(checkpoints / name)
+        damaged = torch.load(checkpoints / name, weights_only=True)  # torch loads it without noticing ...
+        assert any(not torch.equal(w, damaged["model"][k]) for k, w in intact["model"].items())  # ... changed weights
+    stale = checkpoints / ".latest.pt.k9x2ab.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    refused = run_train("--resume", str(checkpoints / "latest.pt"), "--runs-dir", str(runs))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.startswith(f"train.py: error: checkpoint {str(checkpoints / 'latest.pt')!r} is damaged: ")
+    assert refused.stderr.endswith(f"that verifies: --resume {checkpoints / 'update_000002.pt'}\n")
+    assert stale.exists()  # refused before anything was touched
+    resumed = run_train("--resume", str(checkpoints / "update_000002.pt"), "--runs-dir", str(runs))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"train.py: removed 1 stale .tmp file that an interrupted write left in {checkpoints}\n" in resumed.stderr
+    assert not stale.exists()
+    straight = torch.load(tiny_run / "checkpoints" / "update_000003.pt", weights_only=True)
+    for name in ("latest.pt", "update_000003.pt"):  # both rewritten, as the run that never broke wrote them
+        again = read_checkpoint(str(checkpoints / name), "resume")
+        assert again["batch_digest"] == straight["batch_digest"]
+        assert all(torch.equal(w, again["model"][k]) for k, w in straight["model"].items())
+
+
 def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         train.main(["--resume", str(tiny_run / "checkpoints" / "latest.pt"), "--rules", "{deck: 32}", "--runs-dir", str(tmp_path)])
@@ -159,6 +188,7 @@ def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resu
         old_columns.extend(cells)
         start += len(cells)
     moved = dict(checkpoint, model=dict(checkpoint["model"]), observation=dict(checkpoint["observation"]))
+    del moved[CHECKSUM]  # a hand-made checkpoint: the checksum of the one it was made from would refuse it
     moved["model"]["trunk.0.weight"] = checkpoint["model"]["trunk.0.weight"][:, torch.tensor(old_columns)]
     moved["observation"]["observation_layout"] = old_layout
     torch.save(moved, tmp_path / "moved.pt")

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from conftest import api_turn
 from euchre_lab import play
 from euchre_play.store import FINISHED, LIVE, GameStore
 from euchre_play.web import SEED_REFUSED, Games, create_app
@@ -34,14 +35,7 @@ def _client(app) -> TestClient:
 def _play_to_end(client, message: dict, rng: np.random.Generator, stop_at: int | None = None) -> dict:
     """Play the person's seat with random legal choices until the game is over (or at version `stop_at`)."""
     while not message["over"] and (stop_at is None or message["version"] < stop_at):
-        game = f"/api/games/{message['id']}"
-        if message["to_play"] == message["you"]:
-            choice = message["legal"][rng.integers(len(message["legal"]))]["action"]
-            response = client.post(f"{game}/action", json={"action": choice, "version": message["version"]})
-        else:
-            response = client.post(f"{game}/step", json={"version": message["version"]})
-        assert response.status_code == 200, response.text
-        message = response.json()
+        message = api_turn(client, message, rng)
     return message
 
 
