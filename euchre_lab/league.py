@@ -14,7 +14,7 @@ from euchre_agents.registry import make_agent
 from euchre_env import EuchreState
 from euchre_env.play import act
 from euchre_lab.runs import Run
-from euchre_lab.train_options import POOL, SELF, parse_mix
+from euchre_lab.train_options import POOL, SELF, opponent_mix
 
 GAME_ARRAYS = ("kind", "team", "pool_slot")
 """The per-game draws a checkpoint saves."""
@@ -35,7 +35,7 @@ class League:
 
     def __init__(self, run: Run, rng: np.random.Generator):
         args = run.args
-        mix = parse_mix(args.opponent_mix)
+        mix = opponent_mix(args)
         self.run, self.rng, self.pool_size = run, rng, args.pool_size
         self.names = [name for name, _ in mix]
         self.weights = np.array([w for _, w in mix])

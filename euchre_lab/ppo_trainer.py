@@ -8,6 +8,10 @@ game's episode. GAE runs along each stream (a decision's successor is the same s
 in the same game). A stream still open when the rollout ends is bootstrapped with the value of that
 seat's current information state, as CleanRL bootstraps with the value of `next_obs`.
 
+With `value_warmup_updates`, the first updates train the value head alone, on rollouts of the starting
+policy, with the shared trunk and the policy head frozen (`policy_frozen`): a fine-tune from distilled
+weights then starts PPO with advantages from a value that fits its own games, not noise.
+
 The rollout reads the legal masks and seats to act from the env's `info` and other seats' views from
 `env.observe`, so the env stays on its records-only fast path; only an opponent that sees every hand
 (the oracle) makes it read `env.state`.
@@ -15,10 +19,11 @@ The rollout reads the legal masks and seats to act from the env's `info` and oth
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import torch
@@ -33,7 +38,7 @@ from euchre_lab import checkpoints
 from euchre_lab.league import League, sample_actions
 from euchre_lab.runs import Run, StopRequest, anneal, due, evaluate_policy, log_evaluation, save_and_stop, start_run
 from euchre_lab.train_checks import Inputs
-from euchre_lab.train_options import POOL, Args, parse_mix
+from euchre_lab.train_options import POOL, Args, opponent_mix
 
 
 @dataclass
@@ -205,8 +210,9 @@ def value_loss(new_value: torch.Tensor, old_value: torch.Tensor, returns: torch.
 
 
 def minibatch_loss(run: Run, t: dict[str, torch.Tensor], mb: torch.Tensor, reference: ActorCritic | None,
-                   stats: dict[str, Any], clipfracs: list[float]) -> torch.Tensor:
-    """The clipped PPO loss of one minibatch (plus the KL toward the reference); its statistics into `stats`."""
+                   stats: dict[str, Any], clipfracs: list[float], warmup: bool = False) -> torch.Tensor:
+    """The clipped PPO loss of one minibatch (plus the KL toward the reference), or in a value warm-up the value
+    loss alone; its statistics into `stats`."""
     args = run.args
     logits, new_value = run.net(t["obs"][mb], t["mask"][mb])
     dist = Categorical(logits=logits, validate_args=False)
@@ -222,6 +228,8 @@ def minibatch_loss(run: Run, t: dict[str, torch.Tensor], mb: torch.Tensor, refer
     stats["policy_loss"] = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
     stats["value_loss"] = value_loss(new_value, t["values"][mb], t["returns"][mb], args)
     stats["entropy"] = dist.entropy().mean()
+    if warmup:
+        return stats["value_loss"] * args.vf_coef
     loss = stats["policy_loss"] - args.ent_coef * stats["entropy"] + stats["value_loss"] * args.vf_coef
     if reference is not None:
         with torch.no_grad():
@@ -231,10 +239,26 @@ def minibatch_loss(run: Run, t: dict[str, torch.Tensor], mb: torch.Tensor, refer
     return loss
 
 
+@contextlib.contextmanager
+def policy_frozen(net: ActorCritic) -> Iterator[None]:
+    """The shared trunk and the policy head out of training while inside (no gradients, so Adam leaves them as they are):
+    only the value head learns, and the policy's outputs stay exactly the same."""
+    frozen = [*net.trunk.parameters(), *net.policy.parameters()]
+    for p in frozen:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p in frozen:
+            p.requires_grad_(True)
+
+
 def ppo_update(
-    run: Run, buf: Rollout, advantages: np.ndarray, rng: np.random.Generator, reference: ActorCritic | None
+    run: Run, buf: Rollout, advantages: np.ndarray, rng: np.random.Generator, reference: ActorCritic | None,
+    warmup: bool = False,
 ) -> dict[str, float]:
-    """update_epochs passes of clipped PPO over the rollout's decisions (plus the KL toward the reference)."""
+    """update_epochs passes of clipped PPO over the rollout's decisions (plus the KL toward the reference); in a value
+    warm-up (`warmup`), the same passes train the value head alone, the policy frozen."""
     args, c = run.args, buf.count
     t = {name: run.tensor(getattr(buf, name)[:c]) for name in ("obs", "mask", "actions", "logprobs", "values")}
     t["advantages"] = run.tensor(advantages)
@@ -242,16 +266,18 @@ def ppo_update(
     minibatch_size = -(-c // args.num_minibatches)
     clipfracs: list[float] = []
     stats: dict[str, Any] = {}
-    for _ in range(args.update_epochs):
-        order = rng.permutation(c)
-        for start in range(0, c, minibatch_size):
-            loss = minibatch_loss(run, t, run.tensor(order[start : start + minibatch_size]), reference, stats, clipfracs)
-            run.optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(run.net.parameters(), args.max_grad_norm)
-            run.optimizer.step()
-        if args.target_kl > 0 and stats["approx_kl"] > args.target_kl:
-            break
+    with policy_frozen(run.net) if warmup else contextlib.nullcontext():
+        for _ in range(args.update_epochs):
+            order = rng.permutation(c)
+            for start in range(0, c, minibatch_size):
+                mb = run.tensor(order[start : start + minibatch_size])
+                loss = minibatch_loss(run, t, mb, reference, stats, clipfracs, warmup)
+                run.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(run.net.parameters(), args.max_grad_norm)
+                run.optimizer.step()
+            if args.target_kl > 0 and not warmup and stats["approx_kl"] > args.target_kl:
+                break
     out = {k: v.detach().item() for k, v in stats.items()}
     returns = advantages + buf.values[:c]
     var_y = np.var(returns)
@@ -351,7 +377,7 @@ def train(args: Args, inputs: Inputs) -> None:
     p = start_games(run, env, league, rng, inputs.checkpoint)
     print(
         f"run {run.dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "
-        f"opponents {dict(parse_mix(args.opponent_mix))}, device {run.device}, {run.engine.observation_size} inputs, "
+        f"opponents {dict(opponent_mix(args))}, device {run.device}, {run.engine.observation_size} inputs, "
         f"{run.engine.num_actions} actions",
         flush=True,
     )
@@ -362,7 +388,8 @@ def train(args: Args, inputs: Inputs) -> None:
         while p.update < num_updates:
             anneal(run, p.update, num_updates)
             p.now = collect_rollout(run, env, league, buf, p.now, p.episode_return)
-            stats = ppo_update(run, buf, rollout_advantages(buf, args), rng, reference)
+            warmup = p.update < args.value_warmup_updates
+            stats = ppo_update(run, buf, rollout_advantages(buf, args), rng, reference, warmup)
             p.update, p.global_step = p.update + 1, p.global_step + batch_size
             if POOL in league.names and p.update % args.pool_interval == 0:
                 league.snapshot()

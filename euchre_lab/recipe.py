@@ -206,7 +206,7 @@ def teacher_stage(args: Args, folder: Path, r: dict, name: str, agents: dict[str
 def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, str], agents: dict[str, str],
                   previous: str | None) -> Stage:
     """Distillation of one round: train.py's options, its teacher folders and the round it starts from."""
-    from euchre_lab.train_options import OPTION_NAMES
+    from euchre_lab.train_options import NOT_READ_BY_DISTILL, OPTION_NAMES
     from euchre_lab.train_options import Args as TrainArgs
 
     given = dict(r.get("distill") or {})
@@ -219,7 +219,7 @@ def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, 
         raise RecipeError(f"round {name}: data {which!r} must be this, all or a list of this or earlier rounds {list(data)}")
     init = r.get("init", "previous" if previous else "none")
     init_path = "" if init == "none" else resolve(f"{{{init}}}", agents, previous, f"round {name} init")
-    defaults = {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in TRAIN_RUN_LEVEL}
+    defaults = {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in {*TRAIN_RUN_LEVEL, *NOT_READ_BY_DISTILL}}
     train = {**defaults, **DISTILL_DEFAULTS, "stage": "distill", **given, "rules": args.rules,
              "teacher_data": ",".join(data[f] for f in folders), "init_checkpoint": init_path,
              **{k: v for k, v in args.network.items()}}

@@ -11,6 +11,7 @@ the learner controls all four seats (self-play) or one partnership against an op
 `--opponent-mix` (a snapshot from the pool of past learners, or any registered bot); the opponent's
 decisions are played but not trained on. `--stage distill` instead learns from teacher data
 (`python -m euchre_lab.teacher`), and `--init-checkpoint` with `--kl-coef` fine-tunes a distilled policy.
+`--stage exploit --target SPEC` (configs/exploit.yaml) trains a best response to a frozen bot and measures its gain.
 
 Checkpoints (runs/{run_name}/checkpoints/update_NNNNNN.pt and latest.pt, written atomically) hold the
 model, optimizer, every random stream, the games in progress, the opponent pool, the config, the rules
@@ -19,7 +20,7 @@ other rules or another observation layout. `euchre_agents/ppo.py` plays a checkp
 
 Where each part lives: the options `train_options.py`, their checks `train_checks.py`, the run and its
 hints `runs.py`, checkpoints `checkpoints.py`, PPO `ppo_trainer.py` (opponents `league.py`),
-distillation `distill.py`; the command-line layer all the tools share is `cli.py`.
+distillation `distill.py`, the exploitability probe `exploit.py`; the command-line layer all the tools share is `cli.py`.
 """
 
 from __future__ import annotations
@@ -42,21 +43,23 @@ def main(argv: list[str] | None = None) -> int | None:
         sys.exit(fail("train.py", e))
     from euchre_agents.ppo import CheckpointError
     from euchre_env import RulesError
-    from euchre_lab import recipe
+    from euchre_lab import exploit, recipe
     from euchre_lab.cli import OptionError
     from euchre_lab.distill import distill
     from euchre_lab.ppo_trainer import train
     from euchre_lab.runs import announce, default_run_name, interrupted_message
     from euchre_lab.train_checks import check_args, run_folder
-    from euchre_lab.train_options import SCRIPT, parse_args
+    from euchre_lab.train_options import EXPLOIT, SCRIPT, parse_args
 
-    stage_functions = {"ppo": train, "distill": distill}
+    stage_functions = {"ppo": train, "distill": distill, EXPLOIT: exploit.run_exploit}
     if recipe.wants_recipe(argv):
         return recipe.main(argv)
     args = None
     try:
         args, checkpoint = parse_args(argv, description=__doc__.split("\n\n")[1])
         args = default_run_name(args)
+        if args.stage == EXPLOIT:
+            args = exploit.learner_args(args)
         inputs = check_args(args, checkpoint)
         if args.overwrite and run_folder(args).exists():
             shutil.rmtree(run_folder(args))

@@ -17,19 +17,32 @@ from euchre_agents.registry import make_agent
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, field_docs, flag
-from euchre_lab.train_options import POOL, SELF, STAGES, Args, eval_opponents, parse_mix, teacher_folders
+from euchre_lab.train_options import (
+    EXPLOIT,
+    EXPLOIT_INITS,
+    POOL,
+    SELF,
+    STAGES,
+    Args,
+    eval_opponents,
+    opponent_mix,
+    teacher_folders,
+)
 
 POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden_size",
             "pool_size", "pool_interval", "save_interval", "learning_rate", "clip_coef", "max_grad_norm",
-            "distill_epochs", "distill_batch_size", "policy_temperature")
+            "distill_epochs", "distill_batch_size", "policy_temperature", "exploit_pairs", "workers")
 NON_NEGATIVE = ("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval",
-                "ent_coef", "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef")
+                "ent_coef", "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef", "value_warmup_updates",
+                "exploit_seed")
 FRACTIONS = ("gamma", "gae_lambda", "holdout_fraction")
 NETWORK_OPTIONS = ("hidden_size", "num_layers", "canonical_suits", "action_values")
 TEACHER_HINT = "write it with python -m euchre_lab.teacher"
 
 RUN_FILES = "events.out.tfevents"
 """What a run folder holds besides checkpoints/: TensorBoard event files."""
+EXPLOIT_FILES = ("agent.pt", "exploit.json", "match")
+"""What the exploit stage adds to its run folder: the exported exploiter, the probe's result and the final match."""
 
 
 @dataclass
@@ -58,11 +71,17 @@ def check_args(args: Args, checkpoint: dict[str, Any] | None) -> Inputs:
 
 
 def check_stage_name(args: Args, checkpoint: dict[str, Any] | None) -> None:
-    """A known stage, and the stage the resumed checkpoint was written by."""
+    """A known stage, and the stage the resumed checkpoint was written by (an exploit run writes PPO checkpoints
+    whose config names the exploit stage)."""
     if args.stage not in STAGES:
         raise OptionError(f"--stage {args.stage!r} is not one of {', '.join(STAGES)}")
-    if checkpoint is not None and checkpoint.get("stage", "ppo") != args.stage:
-        raise OptionError(f"--resume {args.resume!r} is a {checkpoint.get('stage', 'ppo')} checkpoint, not a {args.stage} one")
+    if checkpoint is None:
+        return
+    written_by = checkpoint.get("stage", "ppo")
+    if written_by == "ppo" and checkpoint["config"].get("stage") == EXPLOIT:
+        written_by = EXPLOIT
+    if written_by != args.stage:
+        raise OptionError(f"--resume {args.resume!r} is a {written_by} checkpoint, not a {args.stage} one")
 
 
 def check_numbers(args: Args) -> None:
@@ -78,10 +97,20 @@ def check_numbers(args: Args) -> None:
             if not (test(value) and np.isfinite(value)):
                 raise OptionError(f"{flag(name)} must be {needs}, got {value!r} ({docs[name]})")
     batch_size = args.num_envs * args.num_steps
-    if args.stage == "ppo" and args.total_timesteps < batch_size:
+    if args.stage == "distill":
+        if args.value_warmup_updates:
+            raise OptionError("--value-warmup-updates is a PPO option (ppo and exploit stages); drop it for distill")
+        return
+    if args.total_timesteps < batch_size:
         raise OptionError(
             f"--total-timesteps {args.total_timesteps} is less than one rollout (num_envs * num_steps = {batch_size}); "
             "raise it or lower --num-envs / --num-steps"
+        )
+    num_updates = args.total_timesteps // batch_size
+    if args.value_warmup_updates and args.value_warmup_updates >= num_updates:
+        raise OptionError(
+            f"--value-warmup-updates {args.value_warmup_updates} leaves no PPO update of the run's {num_updates}; "
+            "lower it or raise --total-timesteps"
         )
 
 
@@ -110,8 +139,11 @@ def check_opponents(args: Args, engine: Engine) -> None:
     """The opponent mix and the evaluation opponents: known bots, sensible weights and hand counts."""
     from euchre_lab.match import mode_and_pairs
 
-    mix = parse_mix(args.opponent_mix)
-    check_agents([name for name, _ in mix if name not in (SELF, POOL)], "opponent_mix", engine)
+    if args.stage == EXPLOIT:
+        check_target(args, engine)
+    else:
+        mix = opponent_mix(args)
+        check_agents([name for name, _ in mix if name not in (SELF, POOL)], "opponent_mix", engine)
     evaluation = eval_opponents(args)  # checked even while evaluation is off
     for spec, hands in evaluation:
         try:
@@ -119,6 +151,17 @@ def check_opponents(args: Args, engine: Engine) -> None:
         except ValueError as e:
             raise OptionError(f"--eval-opponents {spec}={hands:g}: {e}") from None
     check_agents([spec for spec, _ in evaluation], "eval_opponents", engine)
+
+
+def check_target(args: Args, engine: Engine) -> None:
+    """The exploit stage's frozen side: a bot spec that builds (not the learner itself) and a known --exploit-init."""
+    if args.exploit_init not in EXPLOIT_INITS:
+        raise OptionError(f"--exploit-init {args.exploit_init!r} is not one of {', '.join(EXPLOIT_INITS)}")
+    if not args.target:
+        raise OptionError("--stage exploit needs --target SPEC, the frozen bot to exploit (heuristic, pimc, ppo:PATH, search, ...)")
+    if args.target in (SELF, POOL):
+        raise OptionError(f"--target {args.target!r} is the learner itself, not a frozen bot; name a bot spec")
+    check_agents([args.target], "target", engine)
 
 
 def check_device(name: str) -> None:
@@ -199,7 +242,8 @@ def check_run_folder(args: Args) -> None:
             raise OptionError(f"--overwrite would delete {args.resume}, the checkpoint being resumed; drop --overwrite")
         return
     if args.overwrite:
-        foreign = sorted(p.name for p in run_dir.iterdir() if p.name != "checkpoints" and not p.name.startswith(RUN_FILES))
+        kept = ("checkpoints", *EXPLOIT_FILES)
+        foreign = sorted(p.name for p in run_dir.iterdir() if p.name not in kept and not p.name.startswith(RUN_FILES))
         if foreign:
             raise OptionError(
                 f"--overwrite deletes only run folders, and {run_dir} also holds {', '.join(foreign[:3])}; "

@@ -9,12 +9,16 @@ from typing import Any
 
 from euchre_agents.ppo import RESUME, read_checkpoint
 from euchre_agents.registry import parse_weighted as agents_parse_weighted
-from euchre_lab.cli import OptionError, given_options, layered, option_parser, option_types, read_options
+from euchre_lab.cli import OptionError, coerce, given_options, layered, option_parser, option_types, read_options
 
 SCRIPT = "train.py"
 SELF = "self"
 POOL = "pool"
-STAGES = ("ppo", "distill")
+EXPLOIT = "exploit"
+STAGES = ("ppo", "distill", EXPLOIT)
+INIT_TARGET = "target"
+INIT_SCRATCH = "scratch"
+EXPLOIT_INITS = (INIT_TARGET, INIT_SCRATCH)
 DEFAULT_PRESET = "configs/ppo.yaml"
 
 
@@ -23,7 +27,7 @@ class Args:
     config: str = DEFAULT_PRESET
     """YAML preset whose keys are these options (a relative path is also looked up next to train.py)"""
     stage: str = "ppo"
-    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data; recipe: every stage of configs/recipe.yaml (its options: train.py --stage recipe --help)"""
+    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data; exploit: PPO best response to a frozen --target, then a match against it (configs/exploit.yaml); recipe: every stage of configs/recipe.yaml (its options: train.py --stage recipe --help)"""
     run_name: str = ""
     """run folder under runs_dir for TensorBoard logs and checkpoints; empty: {stage}__{seed}__{unix time}"""
     runs_dir: str = "runs"
@@ -90,6 +94,8 @@ class Args:
     """start from this checkpoint's network (e.g. a distilled policy to fine-tune); its architecture options are used"""
     kl_coef: float = 0.0
     """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
+    value_warmup_updates: int = 0
+    """first updates that train only the value head, the trunk and policy head frozen, on rollouts of the starting policy (so that PPO's first advantages are not noise); 0: none"""
 
     teacher_data: str = ""
     """distill (required): folder written by `python -m euchre_lab.teacher`, or several, comma-separated (each one's last shards are held out)"""
@@ -107,7 +113,7 @@ class Args:
     """distill: share of the teacher shards (the last ones) held out to measure the fit"""
 
     opponent_mix: str = "self=0.6,pool=0.2,heuristic=0.2"
-    """per-game draw of who the learner plays: self (it plays all four seats), pool (a past snapshot of itself), or any agent spec (random, heuristic, pimc, ...; no commas), with weights"""
+    """per-game draw of who the learner plays: self (it plays all four seats), pool (a past snapshot of itself), or any agent spec (random, heuristic, pimc, ...; no commas), with weights; the exploit stage plays its --target alone"""
     pool_size: int = 8
     """past snapshots kept in the opponent pool (the oldest is replaced)"""
     pool_interval: int = 10
@@ -123,9 +129,27 @@ class Args:
     """agent specs the greedy policy is evaluated against, each with the hands to play (half of them mirrored deals)"""
     eval_seed: int = 12345
     """seed of the evaluation deals (the same deals at every evaluation)"""
+
+    target: str = ""
+    """exploit (required): the frozen bot a best-response team is trained against, any agent spec (heuristic, pimc, ppo:PATH, search, ...); it is the whole opponent mix"""
+    exploit_init: str = INIT_SCRATCH
+    """exploit: target (start from the target's own network: ppo, ppo:PATH, search, search:PATH) or scratch (a fresh network of hidden_size x num_layers); it sets init_checkpoint"""
+    target_init_options: dict = field(default_factory=dict)
+    """exploit with --exploit-init target: options that replace the preset's when the learner starts from the target's network, a YAML mapping such as {learning_rate: 0.00005, clip_coef: 0.1}; the command line still overrides them"""
+    exploit_pairs: int = 10_000
+    """exploit: duplicate pairs (two hands each, the seats swapped) of the final match of the exploiter against the target"""
+    exploit_seed: int = 24102
+    """exploit: seed of the final match's deals (keep it apart from every seed used to train or choose a bot)"""
+    workers: int = 1
+    """exploit: processes that play the final match (its result does not depend on them)"""
     overwrite: bool = False
     """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
 
+
+NOT_READ_BY_DISTILL = ("value_warmup_updates", "target", "exploit_init", "target_init_options", "exploit_pairs",
+                       "exploit_seed", "workers")
+"""Options of the PPO and exploit stages that distillation never reads (the recipe keeps them out of a distillation
+stage's settings, which are its identity in the manifest)."""
 
 COMMAND_LINE_ONLY = ("overwrite",)
 """Options a preset or a resumed checkpoint's config never sets: deleting a run takes an explicit flag."""
@@ -150,7 +174,27 @@ def parse_args(argv: list[str] | None = None, description: str = "") -> tuple[Ar
         values = layered(values, saved)
     if checkpoint is None or "config" in cli:
         values = layered(values, read_config(cli.get("config", values["config"])))
+        values = layered(values, target_init_overrides(layered(values, cli)))
     return Args(**layered(values, cli)), checkpoint
+
+
+NOT_INIT_OPTIONS = ("config", "stage", "run_name", "runs_dir", "resume", "target", "exploit_init", "target_init_options",
+                    *COMMAND_LINE_ONLY)
+"""Options `target_init_options` may not set: what names the run and the probe itself."""
+
+
+def target_init_overrides(values: dict[str, Any]) -> dict[str, Any]:
+    """`target_init_options`, typed, when the options describe an exploit run that starts from the target's network;
+    else nothing."""
+    if values["stage"] != EXPLOIT or values["exploit_init"] != INIT_TARGET:
+        return {}
+    given = values["target_init_options"]
+    refused = sorted(set(given) - (OPTION_NAMES - set(NOT_INIT_OPTIONS)))
+    if refused:
+        raise OptionError(f"target_init_options: {refused} are not options it can set (train.py --help lists them; "
+                          f"{', '.join(NOT_INIT_OPTIONS)} are not among them)")
+    kinds = option_types(Args)
+    return {name: coerce(name, value, kinds[name]) for name, value in given.items()}
 
 
 def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
@@ -159,6 +203,11 @@ def parse_weighted(text: str, option: str) -> list[tuple[str, float]]:
         return agents_parse_weighted(text, option)
     except ValueError as e:
         raise OptionError(str(e)) from None
+
+
+def opponent_mix(args: Args) -> list[tuple[str, float]]:
+    """Who the PPO learner plays, with probabilities: the target alone in the exploit stage, else --opponent-mix."""
+    return [(args.target, 1.0)] if args.stage == EXPLOIT else parse_mix(args.opponent_mix)
 
 
 def parse_mix(text: str) -> list[tuple[str, float]]:

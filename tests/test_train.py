@@ -399,10 +399,11 @@ def test_the_configs_folder_has_the_training_presets_the_readme_names():
 def test_every_training_preset_in_configs_passes_train_py_s_option_checks(name):
     """A preset with a typo, a bad number or an unknown bot fails here, not an hour into someone's run (its teacher data
     and checkpoints are not part of the checkout, so check_stage is left out)."""
-    args, _ = train_options.parse_args(["--config", f"configs/{name}"])
+    probe = ["--target", "heuristic"] if yaml.safe_load((ROOT / "configs" / name).read_text()).get("stage") == "exploit" else []
+    args, _ = train_options.parse_args(["--config", f"configs/{name}", *probe])
     train_checks.check_numbers(args)
     train_checks.check_opponents(args, train_checks.check_game(args))
-    assert args.stage in ("ppo", "distill")
+    assert args.stage in ("ppo", "distill", "exploit")
 
 
 def test_training_never_reads_the_env_state_unless_an_opponent_sees_every_hand(tmp_path, monkeypatch):
