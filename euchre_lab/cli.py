@@ -284,7 +284,7 @@ def fail(script: str, error: BaseException | str) -> int:
 
 
 TEMP_FILES = ".*.tmp"
-"""The temp files of an atomic write (`.NAME.XXXX.tmp`, renamed over NAME once complete)."""
+"""The temp files of an atomic write (`.NAME.<random suffix>.tmp`, renamed over NAME once complete)."""
 
 
 def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
