@@ -37,7 +37,7 @@ import multiprocessing
 import os
 import signal
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -384,7 +384,7 @@ def generate(
     data of the same rules, observation layout and settings: anything else is refused, naming each
     difference, and nothing is written. `run_jobs(play_and_write, jobs)`,
     when given, runs the shards' jobs wherever it likes (the lab's backends: a pool, Ray) and yields
-    each job's result as it lands; else `workers` processes here run them.
+    each job's result as it lands; else `workers` processes here run them. Either way the files are the same.
     """
     rules = rules or Rules()
     settings = settings or TeacherSettings()
@@ -405,12 +405,10 @@ def generate(
     done = {int(k) for k in manifest["shards"]}
     todo = [k for k in range(shards) if k not in done]
     if run_jobs is None:
-        _run_jobs(folder, manifest, todo, rules, settings, workers, progress)
+        results = _local_results(folder, todo, rules, settings, workers)
     else:
-        jobs = [(str(folder), k, rules.to_dict(), dataclasses.asdict(settings)) for k in todo]
-        for shard, count in run_jobs(play_and_write, jobs):
-            manifest["shards"][str(shard)] = count
-            _write_manifest(folder, manifest)
+        results = run_jobs(play_and_write, [(str(folder), k, rules.to_dict(), dataclasses.asdict(settings)) for k in todo])
+    _record_results(folder, manifest, results, len(todo), progress)
     return manifest
 
 
@@ -427,20 +425,27 @@ def write_data(out: str | Path, rules: Rules, settings: TeacherSettings, shards:
     return manifest
 
 
-def _run_jobs(folder, manifest, todo, rules, settings, workers, progress) -> None:
-    """Play the missing shards in `workers` processes, recording each in the manifest as it lands."""
-    from tqdm import tqdm
-
+def _local_results(folder: Path, todo: list[int], rules: Rules, settings: TeacherSettings, workers: int) -> Iterator[tuple[int, int]]:
+    """(shard, decisions) for each missing shard as it lands, played here or in `workers` spawned processes."""
     jobs = [(str(folder), k) for k in todo]
     init_args = (rules.to_dict(), dataclasses.asdict(settings))
-    bar = tqdm(total=len(jobs), unit="shard", disable=not progress, desc="teacher data")
+    if workers <= 1:
+        _init_worker(*init_args)
+        yield from map(_play_in_worker, jobs)
+        return
+    pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, (*init_args, True))
     try:
-        if workers <= 1:
-            _init_worker(*init_args)
-            results = map(_play_in_worker, jobs)
-        else:
-            pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, (*init_args, True))
-            results = pool.imap_unordered(_play_in_worker, jobs)
+        yield from pool.imap_unordered(_play_in_worker, jobs)
+    finally:
+        pool.terminate()
+
+
+def _record_results(folder: Path, manifest: dict[str, Any], results: Iterable[tuple[int, int]], total: int, progress: bool) -> None:
+    """Record each landed shard in the manifest (written after each), with a progress bar over `total` shards."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="shard", disable=not progress, desc="teacher data")
+    try:
         for shard, count in results:
             manifest["shards"][str(shard)] = count
             _write_manifest(folder, manifest)
@@ -448,8 +453,8 @@ def _run_jobs(folder, manifest, todo, rules, settings, workers, progress) -> Non
             bar.set_postfix(decisions=sum(manifest["shards"].values()))
     finally:
         bar.close()
-        if workers > 1:
-            pool.terminate()
+        if hasattr(results, "close"):
+            results.close()
 
 
 @dataclasses.dataclass

@@ -52,6 +52,12 @@ def run_tasks(
         pool.join()
 
 
+def task_runner(workers: int = 1, ray: str | None = None) -> Callable[[Callable[[Task], Result], Sequence[Task]], Iterator[Result]]:
+    """`run_tasks` with its backend chosen: a `run_jobs(run, tasks)` for code that hands its jobs out
+    (the teacher data's `generate`)."""
+    return lambda run, tasks: run_tasks(run, tasks, workers=workers, ray=ray)
+
+
 # ---------------------------------------------------------------------------------------- process pool
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
 from euchre_lab.estimates import CONFIDENCE
-from euchre_lab.match import DEFAULT_CHUNK, MatchResult, check_bots, mode_and_pairs, play_matches, rules_label, rules_of
+from euchre_lab.match import MatchResult, check_bots, mode_and_pairs, play_matches, rules_label, rules_of
 
 ELO_PER_NAT = 400 / math.log(10)
 ELO_MEAN = 1500.0
@@ -211,27 +211,17 @@ class Tournament:
 
 
 def round_robin(
-    engine_or_rules: Engine | Rules | dict | None,
-    specs: Sequence[str],
-    *,
-    hands: int | None = None,
-    games: int | None = None,
-    seed: int = 0,
-    workers: int = 1,
-    chunk: int = DEFAULT_CHUNK,
-    bootstrap: int = 1000,
-    progress: bool = False,
-    ray: str | None = None,
+    engine_or_rules: Engine | Rules | dict | None, specs: Sequence[str], *, bootstrap: int = 1000, **options: Any
 ) -> Tournament:
-    """Every pairing of `specs` plays a duplicate match on the same deals; then the ratings."""
+    """Every pairing of `specs` plays a duplicate match on the same deals, with `play_matches`' keywords
+    (hands or games, seed, workers, chunk, progress, ray); then the ratings, their intervals from
+    `bootstrap` resamples seeded by the match seed."""
     specs = list(specs)
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a round robin needs two or more different bots, got {specs}")
     rules = rules_of(engine_or_rules)
-    mode, _ = mode_and_pairs(hands, games)
+    mode, _ = mode_and_pairs(options.get("hands"), options.get("games"))
     fair = check_bots(rules, specs, mode)
     pairings = [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
-    matches = play_matches(
-        rules, pairings, hands=hands, games=games, seed=seed, workers=workers, chunk=chunk, progress=progress, ray=ray
-    )
-    return Tournament(specs, fair, matches, rate(specs, fair, matches, bootstrap=bootstrap, seed=seed))
+    matches = play_matches(rules, pairings, **options)
+    return Tournament(specs, fair, matches, rate(specs, fair, matches, bootstrap=bootstrap, seed=matches[0].seed))

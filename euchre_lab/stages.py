@@ -14,7 +14,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from euchre_agents.base import file_sha256
 from euchre_env import Rules
@@ -86,23 +86,17 @@ def work_size(stage: Stage, stages: dict[str, Stage]) -> float:
 # ---------------------------------------------------------------- teacher data
 
 
-def shard_runner(workers: int, ray: str | None) -> Callable[[Callable, list], Iterator]:
-    """How teacher shards fan out: the lab's backends (this process, a pool of `workers`, or Ray)."""
-    from euchre_lab.backends import run_tasks
-
-    return lambda job, jobs: run_tasks(job, jobs, workers=workers, ray=ray)
-
-
 def run_teacher(stage: Stage, run: Any) -> dict[str, Any]:
     """Write (or continue) the stage's teacher shards: behaviour play with every decision labelled."""
     from euchre_agents.teacher import TeacherSettings, generate
+    from euchre_lab.backends import task_runner
 
     out = stage.outputs["data"]
     before = teacher_decisions(out) or 0
     shards_before = len(_listed_shards(out))
     settings = TeacherSettings(**stage.settings["settings"])
     manifest = generate(out, stage.settings["shards"], Rules.from_dict(stage.settings["rules"]), settings,
-                        progress=run.args.progress, run_jobs=shard_runner(run.args.workers, run.args.ray))
+                        progress=run.args.progress, run_jobs=task_runner(run.args.workers, run.args.ray))
     decisions = sum(manifest["shards"].values())
     size = sum(p.stat().st_size for p in Path(out).glob("shard_*.npz"))
     made = (len(manifest["shards"]) - shards_before) * settings.games_per_shard

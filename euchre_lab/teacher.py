@@ -2,9 +2,11 @@
 
     python -m euchre_lab.teacher data/teacher --shards 200 --workers 2 --epsilon 0.1 --behaviour heuristic=1
     python -m euchre_lab.teacher data/teacher --shards 400 ...   # the same command with more shards continues it
+    python -m euchre_lab.teacher data/teacher --shards 400 --ray auto ...   # shards as tasks on a Ray cluster
 
 The data, its labels and its storage are `euchre_agents.teacher`'s; every option below except OUT,
---shards, --workers and --rules is a `TeacherSettings` field, part of the data's identity.
+--shards, --workers, --ray and --rules is a `TeacherSettings` field, part of the data's identity. The files
+do not depend on where the shards were played.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from euchre_agents.teacher import MANIFEST, TeacherDataError, TeacherSettings, generate, read_manifest
+from euchre_agents.teacher import MANIFEST, TeacherDataError, TeacherSettings, check_settings, generate, read_manifest
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
+from euchre_lab.backends import RAY_LOCAL, connect_ray, task_runner
 from euchre_lab.cli import fail, given_options, option_parser, remove_stale_temp_files
 
 SCRIPT = "python -m euchre_lab.teacher"
@@ -33,6 +36,8 @@ class Args:
     """shards 0..N-1 to have written (hands = N * games_per_shard)"""
     workers: int = 1
     """worker processes (the files do not depend on it)"""
+    ray: str | None = None
+    """play the shards as Ray tasks: `--ray` alone starts a local Ray (with --workers CPUs), `--ray ADDRESS` joins the cluster there (`auto`, HOST:PORT, ray://HOST:PORT), whose nodes must see OUT at the same path"""
     rules: dict = field(default_factory=dict)
     """table rules that differ from euchre_env.Rules' defaults: key=value items or a YAML mapping"""
 
@@ -41,7 +46,8 @@ def parse_args(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """The options given (OUT and --shards required), typed; the rest take their defaults."""
     parser = option_parser(
         (Args, TeacherSettings), SCRIPT, __doc__.split("\n\n")[0],
-        positional={"out": dict(metavar="OUT")}, special={"shards": dict(required=True, metavar="N")},
+        positional={"out": dict(metavar="OUT")},
+        special={"shards": dict(required=True, metavar="N"), "ray": dict(nargs="?", const=RAY_LOCAL, metavar="ADDRESS")},
     )
     return given_options(parser, (Args, TeacherSettings), argv)
 
@@ -57,10 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.workers < 1:
             raise ValueError(f"--workers must be 1 or more, got {args.workers}")
         before = sum(read_manifest(args.out)["shards"].values()) if (Path(args.out) / MANIFEST).exists() else 0
+        check_settings(rules, settings, args.shards)
+        run_jobs = None
+        if args.ray is not None:
+            connect_ray(args.ray, num_cpus=args.workers)
+            run_jobs = task_runner(ray=args.ray)
         remove_stale_temp_files(Path(args.out), SCRIPT)
         start = time.perf_counter()
-        manifest = generate(args.out, args.shards, rules, settings, workers=args.workers)
-    except (TeacherDataError, RulesError, ValueError) as e:
+        manifest = generate(args.out, args.shards, rules, settings, workers=args.workers, run_jobs=run_jobs)
+    except (TeacherDataError, RulesError, ValueError, OSError) as e:
         return fail(SCRIPT, e)
     except KeyboardInterrupt:
         print("\ninterrupted; the shards written are kept: run the same command again to continue", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""Ray and RLlib: `evaluate.py --ray` plays the same chunks as `--workers`, and multi-agent PPO trains on the env.
+"""Ray and RLlib: `evaluate.py --ray` plays the same chunks as `--workers`, the teacher tool's `--ray` writes the same
+shards, and multi-agent PPO trains on the env.
 
 One local Ray (2 CPUs, a 200 MB object store, no dashboard) serves the whole file; it is started once
 per test session, with the job runtime_env that evaluate.py gives it, and every test here runs in
@@ -29,11 +30,13 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from euchre_agents import rllib  # noqa: E402
 from euchre_agents.registry import make_agent  # noqa: E402
+from euchre_agents.teacher import shard_path  # noqa: E402
 from euchre_agents.ppo import CheckpointError, CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 from euchre_lab import backends  # noqa: E402
 from euchre_lab.match import ChunkTask, play_match, run_chunk  # noqa: E402
+from euchre_lab.teacher import main as teacher_main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray")
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,6 +110,19 @@ def test_ray_round_robin_writes_the_same_files_as_workers(local_ray, tmp_path):
 def test_ray_shows_the_progress_bar(local_ray, tmp_path, capsys):
     play_match(None, "random", "heuristic", hands=40, chunk=10, progress=True, ray=backends.RAY_LOCAL)
     assert "40/40" in capsys.readouterr().err
+
+
+def test_ray_teacher_data_is_the_data_local_workers_write(local_ray, tmp_path):
+    common = ["--shards", "3", "--games-per-shard", "4", "--behaviour", "heuristic=0.5,random=0.5", "--seed", "3"]
+    assert teacher_main([str(tmp_path / "workers"), *common, "--workers", "2"]) == 0
+    assert teacher_main([str(tmp_path / "ray"), *common, "--ray"]) == 0
+    by_workers, by_ray = (json.loads((tmp_path / side / "manifest.json").read_text()) for side in ("workers", "ray"))
+    assert by_ray == by_workers and sorted(by_ray["shards"]) == ["0", "1", "2"]
+    for k in range(3):
+        with np.load(shard_path(tmp_path / "workers", k)) as a, np.load(shard_path(tmp_path / "ray", k)) as b:
+            assert a.files == b.files
+            for key in a.files:
+                np.testing.assert_array_equal(a[key], b[key], err_msg=f"shard {k} {key}")
 
 
 def crash_first_time(task, marker: str):
