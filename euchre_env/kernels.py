@@ -19,7 +19,7 @@ from euchre_env.observation import encode
 from euchre_env.rows import row_view, stack_array, unowned
 from euchre_env.record import (
     ACTIVE, BIDS, CARDS_IN_TRICK, DEAL_COUNT, DEALER, DEFENDER_ASKS, DISCARD, GAMES_WON, HAND, HAND_NUMBER,
-    HAND_POINTS, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
+    HAND_POINTS, LAST_TRICK_WINNER, LED_SUIT, LONE_DEFENDER, MAKER, MAKER_ALONE, NUM_BIDS, ORDERED_UP, PHASE, PICKED_UP,
     RUBBER_POINTS, SCORE, THROWN_IN, TO_PLAY, TRICK_CARDS, TRICK_INDEX, TRICK_LEADER, TRICK_WINNER, TRICKS_WON,
     TRUMP, UPCARD, RECORD_DTYPE, bit_set, card_player_at, card_trick_at, dealt_at, get_key, get_legal, load_rows,
     record_size, set_key, set_legal, unpack_legal,
@@ -152,6 +152,7 @@ def restart(r, t):
     r[HAND_NUMBER] = 0
     fill(r, HAND_POINTS, HAND_POINTS + 2, 0)
     r[THROWN_IN] = 0
+    r[LAST_TRICK_WINNER] = -1
     r[DEALER] = first_dealer(r, t)
     deal(r, t)
     update_legal(r, t)
@@ -372,6 +373,7 @@ def play_card(r, t, card):
         return False
     winner = trick_winner(t, trump, r[LED_SUIT], r[TRICK_CARDS + trick * NUM_SEATS : TRICK_CARDS + (trick + 1) * NUM_SEATS])
     r[TRICK_WINNER + trick] = winner
+    r[LAST_TRICK_WINNER] = winner
     r[TRICKS_WON + winner % 2] += 1
     r[TRICK_INDEX] = trick + 1
     r[CARDS_IN_TRICK] = 0

@@ -1,12 +1,12 @@
 """A game record: one game's whole state as one int32 vector, the form the rule kernels work on.
 
-Handing a kernel one small array is cheap (to call and to compile); handing it the 35 arrays of a
+Handing a kernel one small array is cheap (to call and to compile); handing it the 36 arrays of a
 state is not. The scalar fields sit at fixed positions (`KEY` ... `GAMES_WON`), then the fields
 sized by the deck: the hands (`HAND`, seat-major), the dealt hands, who played each card and in which
 trick (`dealt_at(c)` ...). The legal mask is a bit set in two cells (`LEGAL_LOW`, `LEGAL_HIGH`: bit a
 is action a), next to the phase, so that checking an action and handing out the mask read one cache
 line. `load_rows` and `store_rows` move rows of an `EuchreState` into records (rows of a small matrix)
-and back, many rows per call: a call that takes the state's 35 arrays costs about 0.3 us, more than a
+and back, many rows per call: a call that takes the state's 36 arrays costs about 0.3 us, more than a
 game's step.
 """
 
@@ -23,8 +23,8 @@ RECORD_DTYPE = np.int32
 """The cells' type: every field fits in 32 bits but the 64-bit deal key, which takes two cells."""
 (KEY, DEAL_COUNT, PHASE, TO_PLAY, DEALER, UPCARD, NUM_BIDS, TRUMP, MAKER, ORDERED_UP, MAKER_ALONE,
  LONE_DEFENDER, DEFENDER_ASKS, PICKED_UP, DISCARD, TRICK_INDEX, CARDS_IN_TRICK, LED_SUIT, THROWN_IN,
- HAND_NUMBER, KEY_HIGH, LEGAL_LOW, LEGAL_HIGH) = range(23)
-BIDS = 23
+ HAND_NUMBER, KEY_HIGH, LEGAL_LOW, LEGAL_HIGH, LAST_TRICK_WINNER) = range(24)
+BIDS = 24
 LOW_32 = np.uint64(0xFFFFFFFF)
 ACTIVE = BIDS + MAX_BIDS
 TRICK_CARDS = ACTIVE + NUM_SEATS  # trick * 4 + seat
@@ -127,7 +127,7 @@ def field_cells(num_cards: int) -> dict[str, np.ndarray]:
         "num_bids": NUM_BIDS, "trump": TRUMP, "maker": MAKER, "ordered_up": ORDERED_UP, "maker_alone": MAKER_ALONE,
         "lone_defender": LONE_DEFENDER, "defender_asks": DEFENDER_ASKS, "picked_up": PICKED_UP, "discard": DISCARD,
         "trick_index": TRICK_INDEX, "cards_in_trick": CARDS_IN_TRICK, "led_suit": LED_SUIT, "thrown_in": THROWN_IN,
-        "hand_number": HAND_NUMBER,
+        "hand_number": HAND_NUMBER, "last_trick_winner": LAST_TRICK_WINNER,
     }
     blocks = {  # the offset helpers' Python functions: calling the jitted ones would compile them
         "bids": (BIDS, MAX_BIDS), "active": (ACTIVE, NUM_SEATS), "trick_cards": (TRICK_CARDS, NUM_TRICKS * NUM_SEATS),
@@ -159,7 +159,7 @@ def load_rows(
     key, deal_count, phase, to_play, dealer, hand, dealt, upcard, bids, num_bids, trump, maker,
     ordered_up, maker_alone, lone_defender, defender_asks, active, picked_up, discard, trick_cards,
     trick_leader, trick_winner, card_player, card_trick, trick_index, cards_in_trick, led_suit,
-    tricks_won, thrown_in, hand_points, score, rubber_points, games_won, hand_number, legal,
+    tricks_won, thrown_in, hand_points, score, rubber_points, games_won, hand_number, last_trick_winner, legal,
     rows, records, full,
 ):
     """Rows `rows` of a state's arrays into `records` (one record per row); without `full`, not the
@@ -187,6 +187,7 @@ def load_rows(
         r[LED_SUIT] = led_suit[g]
         r[THROWN_IN] = thrown_in[g]
         r[HAND_NUMBER] = hand_number[g]
+        r[LAST_TRICK_WINNER] = last_trick_winner[g]
         for k in range(MAX_BIDS):
             r[BIDS + k] = bids[g, k]
         for seat in range(NUM_SEATS):
@@ -222,7 +223,7 @@ def store_rows(
     key, deal_count, phase, to_play, dealer, hand, dealt, upcard, bids, num_bids, trump, maker,
     ordered_up, maker_alone, lone_defender, defender_asks, active, picked_up, discard, trick_cards,
     trick_leader, trick_winner, card_player, card_trick, trick_index, cards_in_trick, led_suit,
-    tricks_won, thrown_in, hand_points, score, rubber_points, games_won, hand_number, legal,
+    tricks_won, thrown_in, hand_points, score, rubber_points, games_won, hand_number, last_trick_winner, legal,
     rows, full,
 ):
     """`records` into rows `rows` of a state's arrays; without `full`, the dealt hands only where the
@@ -249,6 +250,7 @@ def store_rows(
         led_suit[g] = r[LED_SUIT]
         thrown_in[g] = r[THROWN_IN]
         hand_number[g] = r[HAND_NUMBER]
+        last_trick_winner[g] = r[LAST_TRICK_WINNER]
         for k in range(MAX_BIDS):
             bids[g, k] = r[BIDS + k]
         for seat in range(NUM_SEATS):

@@ -86,6 +86,7 @@ FIELDS = (
     ("rubber_points", np.int32, (2,), 0),  # game points summed over the rubber's games
     ("games_won", np.int8, (2,), 0),
     ("hand_number", np.int32, (), 0),  # hands finished in this episode
+    ("last_trick_winner", np.int8, (), -1),  # seat that took the episode's latest finished trick, kept through the next deal; -1 before
     ("legal", np.bool_, (A,), False),  # legal-action mask of the seat to act
 )
 """Every field of a state: (name, dtype, shape after the game axis, value before a deal)."""
@@ -138,6 +139,7 @@ class EuchreState:
     rubber_points: np.ndarray
     games_won: np.ndarray
     hand_number: np.ndarray
+    last_trick_winner: np.ndarray
     legal: np.ndarray
 
     @classmethod

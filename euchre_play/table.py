@@ -19,7 +19,7 @@ import numpy as np
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_env import euchre_v0
-from euchre_env.engine import EPISODE_HAND, Engine, EuchreState
+from euchre_env.engine import EuchreState
 from euchre_env.play import act
 from euchre_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_SEATS, SPADES, SUIT_NAMES, SUIT_SYMBOLS
 from euchre_env.rules import Rules
@@ -142,8 +142,6 @@ class Table:
         self.env = euchre_v0.raw_env(rules=rules, episode="game")
         self.engine = self.env.engine
         self.rules = self.engine.rules
-        self._hand_engine = Engine(self.rules, episode=EPISODE_HAND)
-        """The game's engine with the hand as its episode: `_trick_taker` replays a card on it."""
         self.players = list(players)
         self.bots: dict[int, Agent] = {}
         for seat, spec in enumerate(players):
@@ -265,7 +263,7 @@ class Table:
         self.progress.version += 1
         name = self.env.action_name(action)
         if before["phase"] == "play":
-            self._record_card(seat, name, before, before_state, action)
+            self._record_card(seat, name, before, before_state)
         elif before["phase"] == "discard":
             self.progress.hand.discard = name
             self._log(f"{self.name(seat)} discards a card", seat, f"{self.name(seat)} discards {card_text(name)}")
@@ -279,29 +277,28 @@ class Table:
             self._log("Everyone passed twice: the hand is thrown in and dealt again")
             self._new_hand(after)
 
-    def _record_card(self, seat: int, name: str, before: dict, before_state: EuchreState, action: int) -> None:
+    def _record_card(self, seat: int, name: str, before: dict, before_state: EuchreState) -> None:
         hand = self.progress.hand
         if not before["current_trick"]:
             hand.tricks.append(Trick(leader=seat))
         trick = hand.tricks[-1]
         trick.cards.append((seat, name))
         self._log(f"{self.name(seat)}: {card_text(name)}")
-        winner = self._trick_taker(before_state, action)
+        winner = self._trick_taker(before_state)
         if winner is not None:
             trick.winner = winner
             trick.version = self.progress.version
             self._log(f"{self.name(trick.winner)} takes the trick")
 
-    def _trick_taker(self, before_state: EuchreState, card: int) -> int | None:
-        """The seat that takes the trick `card` completes, as the engine records it, or None if the trick goes on.
+    def _trick_taker(self, before_state: EuchreState) -> int | None:
+        """The seat that took the trick the last card completed, as the engine records it, or None if the trick goes on.
 
-        Read from `card` played again on a copy of the game as it was before (`before_state`) by an engine
-        whose episode is the hand: the game's own step deals the next hand at once, clearing the last trick."""
-        probe = before_state.copy()
-        trick = int(probe.trick_index[0])
-        self._hand_engine.step(probe, np.array([card]))
-        winner = int(probe.trick_winner[0, trick])
-        return None if winner < 0 else winner
+        A finished trick moves the trick index on (or, after the fifth, the next deal resets it), and
+        `last_trick_winner` outlives that deal."""
+        state = self.env.state_
+        if int(state.trick_index[0]) == int(before_state.trick_index[0]):
+            return None
+        return int(state.last_trick_winner[0])
 
     def _thrown_in(self, before_state: EuchreState) -> bool:
         """The last step threw the hand in (and dealt again), as the state records it."""

@@ -141,6 +141,32 @@ def test_the_trick_winner_kernel_called_from_python_names_the_engines_winner_of_
     assert checked > 1000
 
 
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_last_trick_winner_names_each_finished_tricks_taker_and_outlives_the_next_deal(name):
+    """After a card that finishes a trick, `last_trick_winner` is the seat a one-hand engine records for that
+    trick, also for the fifth, whose record the game's next deal clears; a new episode starts it at -1."""
+    engine, hand_engine = Engine(SMALL_VARIANTS[name], episode="game"), Engine(SMALL_VARIANTS[name], episode="hand")
+    state = engine.init(game_keys(8, 32))
+    assert (state.last_trick_winner == -1).all()
+    rng = np.random.default_rng(8)
+    fifth_tricks = 0
+    for _ in range(400):
+        before, actions = state.copy(), random_actions(state, rng)
+        engine.step(state, actions)
+        finished = np.flatnonzero(state.trick_index != before.trick_index)
+        probe = before.take(finished)
+        hand_engine.step(probe, actions[finished])
+        tricks = before.trick_index[finished]
+        np.testing.assert_array_equal(state.last_trick_winner[finished], probe.trick_winner[np.arange(finished.size), tricks])
+        fifth_tricks += int((state.trick_winner[finished, -1] == -1).sum())
+        still = np.flatnonzero(state.trick_index == before.trick_index)
+        np.testing.assert_array_equal(state.last_trick_winner[still], before.last_trick_winner[still])
+        engine.restart(state, np.flatnonzero(state.done))
+    assert fifth_tricks > 50
+    engine.restart(state, np.arange(state.num_games))
+    assert (state.last_trick_winner == -1).all()
+
+
 @pytest.mark.parametrize("rules", [Rules(), Rules(deck=32, joker=True)], ids=["24", "32_joker"])
 def test_each_field_sits_in_the_record_where_field_cells_says_and_a_blank_record_is_an_empty_game(rules):
     from euchre_env import kernels
