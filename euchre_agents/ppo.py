@@ -198,6 +198,16 @@ def widen_network(net: ActorCritic, engine: Engine, hidden_size: int, seed: int 
     return wide
 
 
+@torch.no_grad()
+def sharpen_policy(net: ActorCritic, temperature: float) -> ActorCritic:
+    """`net` with its policy's logits divided by `temperature` (the policy head's weight and bias scaled in
+    place): the same greedy play, sampled closer to it below 1. A distilled policy's logits are its teacher's
+    action values in points, so sampled at temperature 1 it plays far worse than greedily."""
+    net.policy.weight.div_(temperature)
+    net.policy.bias.div_(temperature)
+    return net
+
+
 def observation_signature(engine: Engine) -> dict[str, Any]:
     """What a network's input and output depend on: observation size, each block's cells, number of actions."""
     return {
@@ -509,34 +519,37 @@ def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int 
 SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()
 """The strongest learned agent, which the bare spec `ppo` plays: checkpoints/euchre_ppo.pt in a checkout (through a
 link), a copy inside the package when installed from a wheel."""
-USAGE = "ppo[:PATH][,sample|,q]"
+USAGE = "ppo[:PATH][,sample[,temp=T]|,q]"
 
 
 def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
-    """`ppo` (the shipped agent), `ppo:PATH` (greedy on the policy), `ppo:PATH,sample`, or `ppo:PATH,q` (greedy on action values)."""
+    """`ppo` (the shipped agent), `ppo:PATH` (greedy on the policy), `ppo:PATH,sample` (sampling the policy;
+    `temp=T` samples its logits divided by T), or `ppo:PATH,q` (greedy on action values)."""
     path, *options = arg.split(",")
-    unknown = [o for o in options if o not in ("sample", "q")]
+    temps = [o.removeprefix("temp=") for o in options if o.startswith("temp=")]
+    unknown = [o for o in options if o not in ("sample", "q") and not o.startswith("temp=")]
     if unknown:
         raise ValueError(f"unknown ppo option(s) {unknown}; usage: {USAGE}")
+    temperature = _temperature(temps, "sample" in options)
     if not path and not SHIPPED.exists():
         raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
-    return PPOAgent.from_checkpoint(
+    agent = PPOAgent.from_checkpoint(
         engine, path or str(SHIPPED), sample="sample" in options, seed=seed, action_values="q" in options
     )
+    sharpen_policy(agent.net, temperature)
+    return agent
 
 
-
-if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Export a play-only policy from a train.py checkpoint.")
-    parser.add_argument("src", help="checkpoint written by train.py")
-    parser.add_argument("dst", help="where to write the policy")
-    parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
-    cli = parser.parse_args()
+def _temperature(values: list[str], sample: bool) -> float:
+    """The one `temp=T` of a ppo spec (1 without it): a number above 0, and only with `sample`."""
+    if not values:
+        return 1.0
+    if len(values) > 1 or not sample:
+        raise ValueError(f"ppo option temp=T goes once, with sample (greedy play does not depend on it); usage: {USAGE}")
     try:
-        export_policy(cli.src, cli.dst, cli.hidden_size, cli.seed)
-    except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
-        parser.exit(2, f"python -m euchre_agents.ppo: error: {e}\n")
-    print(f"wrote {cli.dst}")
+        temperature = float(values[0])
+    except ValueError:
+        temperature = float("nan")
+    if not (temperature > 0 and np.isfinite(temperature)):
+        raise ValueError(f"ppo option temp takes a number above 0, got {values[0]!r}; usage: {USAGE}")
+    return temperature

@@ -31,7 +31,7 @@ import torch.nn as nn
 from torch.distributions.categorical import Categorical
 from tqdm import tqdm
 
-from euchre_agents.ppo import ActorCritic, build_network
+from euchre_agents.ppo import ActorCritic, build_network, sharpen_policy
 from euchre_env import Engine, EuchreVectorEnv
 from euchre_env.cards import NUM_SEATS
 from euchre_lab import checkpoints
@@ -373,7 +373,9 @@ def train(args: Args, inputs: Inputs) -> None:
     args = run.args
     rng = np.random.default_rng(args.seed)
     league = League(run, rng)
-    reference = None if args.kl_coef <= 0 else build_network(inputs.init, run.engine).to(run.device).eval()
+    reference = None
+    if args.kl_coef > 0:
+        reference = sharpen_policy(build_network(inputs.init, run.engine), args.init_temperature).to(run.device).eval()
     p = start_games(run, env, league, rng, inputs.checkpoint)
     print(
         f"run {run.dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "

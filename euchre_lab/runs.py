@@ -19,7 +19,7 @@ import torch.optim as optim
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from euchre_agents.ppo import ActorCritic, PPOAgent, build_network
+from euchre_agents.ppo import ActorCritic, PPOAgent, build_network, sharpen_policy
 from euchre_env import Engine
 from euchre_lab.checkpoints import LATEST, save_numbered
 from euchre_lab.cli import remove_stale_temp_files
@@ -80,7 +80,7 @@ def start_run(args: Args, inputs: Inputs) -> Run:
     elif inputs.init is not None:
         model_kwargs = inputs.init["model_kwargs"]
         args = dataclasses.replace(args, **{k: v for k, v in model_kwargs.items() if k in OPTION_NAMES})
-        net = build_network(inputs.init, engine)
+        net = sharpen_policy(build_network(inputs.init, engine), args.init_temperature)
     else:
         model_kwargs = dict(
             hidden_size=args.hidden_size, num_layers=args.num_layers, canonical_suits=args.canonical_suits,

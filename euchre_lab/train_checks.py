@@ -31,7 +31,7 @@ from euchre_lab.train_options import (
 
 POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden_size",
             "pool_size", "pool_interval", "save_interval", "learning_rate", "clip_coef", "max_grad_norm",
-            "distill_epochs", "distill_batch_size", "policy_temperature", "exploit_pairs", "workers")
+            "distill_epochs", "distill_batch_size", "policy_temperature", "init_temperature", "exploit_pairs", "workers")
 NON_NEGATIVE = ("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval",
                 "ent_coef", "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef", "value_warmup_updates",
                 "exploit_seed")
@@ -98,8 +98,9 @@ def check_numbers(args: Args) -> None:
                 raise OptionError(f"{flag(name)} must be {needs}, got {value!r} ({docs[name]})")
     batch_size = args.num_envs * args.num_steps
     if args.stage == "distill":
-        if args.value_warmup_updates:
-            raise OptionError("--value-warmup-updates is a PPO option (ppo and exploit stages); drop it for distill")
+        for name in ("value_warmup_updates", "init_temperature"):
+            if getattr(args, name) != getattr(Args, name):
+                raise OptionError(f"{flag(name)} is a PPO option (ppo and exploit stages); drop it for distill")
         return
     if args.total_timesteps < batch_size:
         raise OptionError(
@@ -199,6 +200,8 @@ def check_stage(args: Args, engine: Engine) -> dict[str, Any] | None:
                 raise OptionError(f"--teacher-data: {e}; {TEACHER_HINT}") from None
     if args.kl_coef > 0 and not args.init_checkpoint:
         raise OptionError("--kl-coef > 0 needs --init-checkpoint: the reference policy the KL term keeps the learner close to")
+    if args.init_temperature != 1 and not args.init_checkpoint:
+        raise OptionError("--init-temperature needs --init-checkpoint: it sharpens the policy the run starts from")
     if not args.init_checkpoint:
         return None
     init = read_checkpoint(args.init_checkpoint)

@@ -92,6 +92,8 @@ class Args:
     """give the network a per-action value head as well (trained by distillation on the teacher's action values)"""
     init_checkpoint: str = ""
     """start from this checkpoint's network (e.g. a distilled policy to fine-tune); its architecture options are used"""
+    init_temperature: float = 1.0
+    """divide init_checkpoint's policy logits by this (its greedy play unchanged), for the learner and the KL reference alike: below 1, sampling plays closer to the greedy policy (a distilled policy sampled at 1 loses about a point per hand to its greedy play)"""
     kl_coef: float = 0.0
     """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
     value_warmup_updates: int = 0
@@ -146,7 +148,7 @@ class Args:
     """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
 
 
-NOT_READ_BY_DISTILL = ("value_warmup_updates", "target", "exploit_init", "target_init_options", "exploit_pairs",
+NOT_READ_BY_DISTILL = ("value_warmup_updates", "init_temperature", "target", "exploit_init", "target_init_options", "exploit_pairs",
                        "exploit_seed", "workers")
 """Options of the PPO and exploit stages that distillation never reads (the recipe keeps them out of a distillation
 stage's settings, which are its identity in the manifest)."""

@@ -143,6 +143,27 @@ def test_resume_refuses_a_checkpoint_for_other_rules(tiny_run, tmp_path, capsys)
     assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
+def test_ppo_temp_samples_the_logits_divided_by_it(tiny_run):
+    path = tiny_run / "checkpoints" / "latest.pt"
+    obs, info = EuchreVectorEnv(32, seed=6).reset()
+    plain, sharp = (make_agent(spec, Engine(), seed=0) for spec in (f"ppo:{path},sample", f"ppo:{path},sample,temp=0.25"))
+    with torch.no_grad():
+        logits, _ = plain.net(torch.from_numpy(obs), torch.from_numpy(info["action_mask"]))
+    expected = torch.softmax(logits.double() / 0.25, dim=1).numpy()
+    np.testing.assert_allclose(sharp.action_probabilities(obs, info["action_mask"]), expected, atol=1e-9)
+    assert sharp.weights_sha256 == plain.weights_sha256
+
+
+@pytest.mark.parametrize("options, says", [
+    (",temp=0.5", "goes once, with sample"), (",sample,temp=0", "takes a number above 0, got '0'"),
+    (",sample,temp=hot", "takes a number above 0, got 'hot'"), (",sample,temp=1,temp=2", "goes once"),
+])
+def test_a_bad_ppo_temp_is_refused_naming_the_usage(options, says):
+    with pytest.raises(ValueError, match=says) as refused:
+        make_agent(f"ppo:checkpoints/euchre_ppo.pt{options}", Engine())
+    assert "usage: ppo[:PATH][,sample[,temp=T]|,q]" in str(refused.value)
+
+
 def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
     path = tiny_run / "checkpoints" / "latest.pt"
     engine = Engine()
