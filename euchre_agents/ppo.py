@@ -553,3 +553,19 @@ def _temperature(values: list[str], sample: bool) -> float:
     if not (temperature > 0 and np.isfinite(temperature)):
         raise ValueError(f"ppo option temp takes a number above 0, got {values[0]!r}; usage: {USAGE}")
     return temperature
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Export a play-only policy from a train.py checkpoint.")
+    parser.add_argument("src", help="checkpoint written by train.py")
+    parser.add_argument("dst", help="where to write the policy")
+    parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
+    cli = parser.parse_args()
+    try:
+        export_policy(cli.src, cli.dst, cli.hidden_size, cli.seed)
+    except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
+        parser.exit(2, f"python -m euchre_agents.ppo: error: {e}\n")
+    print(f"wrote {cli.dst}")

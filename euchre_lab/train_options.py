@@ -93,7 +93,7 @@ class Args:
     init_checkpoint: str = ""
     """start from this checkpoint's network (e.g. a distilled policy to fine-tune); its architecture options are used"""
     init_temperature: float = 1.0
-    """divide init_checkpoint's policy logits by this (its greedy play unchanged), for the learner and the KL reference alike: below 1, sampling plays closer to the greedy policy (a distilled policy sampled at 1 loses about a point per hand to its greedy play)"""
+    """divide init_checkpoint's policy logits by this (its greedy play unchanged), for the learner and the KL reference alike: below 1, sampling plays closer to the greedy policy (the shipped distilled policy sampled at 1 loses 1.0 point per hand to its greedy play)"""
     kl_coef: float = 0.0
     """weight of KL(learner || reference policy) in the PPO loss; the reference is init_checkpoint's policy, frozen"""
     value_warmup_updates: int = 0
