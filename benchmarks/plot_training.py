@@ -2,18 +2,23 @@
 
     python benchmarks/plot_training.py runs/main --out experiments/figures/training_curve.png
     python benchmarks/plot_training.py runs/distill --out experiments/figures/distill_curve.png
+    python benchmarks/plot_training.py runs/exploit_heuristic runs/exploit_ppo_target --out probes.png
 
 A PPO run: (top) the periodic duplicate-deal evaluation (margin per hand, with its 95% interval)
 against each evaluated bot; (bottom) the learner's mean hand return against each kind of opponent it
 trained with. A distillation run: (top) the held-out regret of acting greedily on the policy and on the
 action values (teacher value lost per decision), with the evaluations if any; (bottom) its losses.
+Several runs, or one without periodic evaluations (an exploitability probe): each run's training return
+against each opponent kind, a moving mean over 10 updates.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -71,14 +76,37 @@ def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list
     print(f"wrote {out}")
 
 
+def plot_returns(runs: list[str], out: str, window: int = 10) -> None:
+    """Each run's mean hand return against each opponent kind, a moving mean over `window` updates."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for run in runs:
+        events = EventAccumulator(run, size_guidance={"scalars": 0})
+        events.Reload()
+        for tag in (t for t in events.Tags()["scalars"] if t.startswith(RETURN_PREFIX)):
+            steps, values = scalars(events, tag)
+            width = min(window, len(values))
+            smooth = np.convolve(values, np.ones(width) / width, mode="valid")
+            ax.plot([s / 1e6 for s in steps[width - 1 :]], smooth, label=f"{Path(run).name} vs {tag[len(RETURN_PREFIX):]}")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("environment steps (millions)")
+    ax.set_ylabel(f"mean hand return ({window}-update moving mean)")
+    ax.set_title("Training return")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
 def main() -> None:
     """Draw the figure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", help="the run folder (runs/NAME)")
+    parser.add_argument("runs", nargs="+", help="the run folder(s) (runs/NAME)")
     parser.add_argument("--out", default="training_curve.png", help="PNG to write")
     args = parser.parse_args()
-
-    events = EventAccumulator(args.run, size_guidance={"scalars": 0})
+    if len(args.runs) > 1:
+        plot_returns(args.runs, args.out)
+        return
+    events = EventAccumulator(args.runs[0], size_guidance={"scalars": 0})
     events.Reload()
     tags = events.Tags()["scalars"]
     evaluated = [t[len(EVAL_PREFIX) :] for t in tags if t.startswith(EVAL_PREFIX) and not t.endswith(("_low", "_high"))]
@@ -86,7 +114,8 @@ def main() -> None:
         plot_distillation(events, tags, evaluated, args.out)
         return
     if not evaluated:
-        raise SystemExit(f"{args.run} has no periodic evaluations ({EVAL_PREFIX}*) to plot")
+        plot_returns(args.runs, args.out)
+        return
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
     plot_evaluations(top, events, evaluated)

@@ -18,11 +18,13 @@ At each decision with more than one legal action the bot:
    layout's value is that of the policy the search improves on, with no sampling noise;
 4. takes the action with the best mean outcome over the layouts (each weighted by how often it was
    drawn): points won minus points conceded by the acting seat's team in the hand, a throw-in 0.
-   Near-ties go to the network's own choice.
+   Near-ties go to the network's own choice, and with `z=Z` the best action replaces the network's
+   only where its gain, paired layout by layout, is more than Z standard errors (`confident_choice`):
+   a few layouts' noise then no longer overrides the policy.
 
 The rollouts of every decision in one `act` call share one batch. The bot sees only its observation
 (`fair`). Specs: `search` (the shipped agent, as the bare `ppo` plays it) or
-`search:PATH[,worlds=N,weighted=true|false,candidates=K,eps=E,temp=T]`, and `search:worlds=N,...` for the
+`search:PATH[,worlds=N,z=Z,weighted=true|false,candidates=K,eps=E,temp=T]`, and `search:worlds=N,...` for the
 shipped agent with options.
 """
 
@@ -45,15 +47,17 @@ DEFAULT_WORLDS = 16
 DEFAULT_CANDIDATES = 3
 DEFAULT_EPS = 0.1
 DEFAULT_TEMPERATURE = 0.25
-USAGE = "search[:PATH][,worlds=N][,weighted=true|false][,candidates=K][,eps=E][,temp=T]"
+DEFAULT_Z = 0.0
+USAGE = "search[:PATH][,worlds=N][,z=Z][,weighted=true|false][,candidates=K][,eps=E][,temp=T]"
 OPTIONS = SpecOptions(
     bot="search",
-    types={"worlds": int, "weighted": bool, "candidates": int, "eps": float, "temp": float},
+    types={"worlds": int, "z": float, "weighted": bool, "candidates": int, "eps": float, "temp": float},
     help=f"usage: {USAGE}",
     notes={
         "candidates": "layouts drawn per world kept",
         "eps": "uniform play's share in the weights",
         "temp": "the policy's temperature in the weights; 0 = its greedy choice",
+        "z": "standard errors by which the best play-out must beat the network's choice",
     },
     switch="weighted",
     switch_default=True,
@@ -112,12 +116,14 @@ class SearchAgent(Agent):
         candidates: int = DEFAULT_CANDIDATES,
         eps: float = DEFAULT_EPS,
         temp: float = DEFAULT_TEMPERATURE,
+        z: float = DEFAULT_Z,
     ):
         """`policy` plays every seat in the play-outs and, with `weighted`, models the other seats."""
         super().__init__(engine, seed)
         self.policy = policy
         self.rollout = ChoicesOnly(policy)
         self.worlds = worlds
+        self.z = z
         self.weighted = weighted
         self.candidates = candidates if weighted else 1
         self.belief = ActionModel(policy, eps, temp) if weighted else None
@@ -139,8 +145,8 @@ class SearchAgent(Agent):
         info = decode(self.engine, obs)
         preferred = self.policy.act(obs[choices], mask[choices])
         searched = [self.sample_worlds(View.from_info(info, int(i)), self._seed()) for i in choices]
-        for i, values, p in zip(choices, self.action_values(searched, mask[choices]), preferred):
-            out[i] = choose(values, int(p))
+        for i, worlds, points, p in zip(choices, searched, self.outcomes(searched, mask[choices]), preferred):
+            out[i] = confident_choice(points, worlds.weights, np.flatnonzero(mask[i]), int(p), self.z)
         return out
 
     def _seed(self) -> int:
@@ -175,6 +181,14 @@ class SearchAgent(Agent):
 
     def action_values(self, searched: list[Worlds], mask: np.ndarray) -> np.ndarray:
         """(m, A) weighted mean play-out points for the acting team of each legal action of m decisions; NaN if illegal."""
+        out = np.full(mask.shape, np.nan)
+        for k, (worlds, points) in enumerate(zip(searched, self.outcomes(searched, mask))):
+            out[k, mask[k]] = np.average(points, axis=0, weights=worlds.weights)
+        return out
+
+    def outcomes(self, searched: list[Worlds], mask: np.ndarray) -> list[np.ndarray]:
+        """Per decision, (W, k) play-out points for the acting team of each of its k legal actions (in id order)
+        in each of its W layouts: every decision's play-outs in one batch."""
         games, first = [], []
         for worlds, legal in zip(searched, mask):
             actions = np.flatnonzero(legal)
@@ -184,21 +198,30 @@ class SearchAgent(Agent):
         batch = EuchreState.concat(games)
         points = self.play_out(batch, np.concatenate(first))
         net = (points[:, 0] - points[:, 1]).astype(np.float64)
-        out = np.full(mask.shape, np.nan)
-        start = 0
-        for k, (worlds, legal) in enumerate(zip(searched, mask)):
-            actions = np.flatnonzero(legal)
-            size = worlds.states.num_games * actions.size
-            per_world = net[start : start + size].reshape(-1, actions.size)
-            out[k, actions] = np.average(per_world, axis=0, weights=worlds.weights)
-            start += size
-        return out
+        sizes = [worlds.states.num_games * int(legal.sum()) for worlds, legal in zip(searched, mask)]
+        return [part.reshape(-1, int(legal.sum())) for part, legal in zip(np.split(net, np.cumsum(sizes)[:-1]), mask)]
 
     def play_out(self, games: EuchreState, first: np.ndarray) -> np.ndarray:
         """(n, 2) points per team (team 0: the searching seat's) of each game after `first`, the policy then playing every seat."""
         self.model_engine.step(games, first)
         points = games.hand_points.astype(np.int64)
         return points + play(self.model_engine, games, [self.rollout], np.zeros(4, np.int64))
+
+
+def confident_choice(points: np.ndarray, weights: np.ndarray, actions: np.ndarray, preferred: int, z: float) -> int:
+    """The legal action of best weighted mean play-out value (`choose`: near-ties go to `preferred`), taken over
+    `preferred` only if its gain, paired layout by layout over the (W, k) `points` of `actions`, is more than `z`
+    standard errors; `weights` count each layout's draws."""
+    values = np.full(int(actions.max()) + 1, np.nan)
+    values[actions] = np.average(points, axis=0, weights=weights)
+    best = choose(values, preferred)
+    if best == preferred or z == 0:
+        return best
+    gain = points[:, np.searchsorted(actions, best)] - points[:, np.searchsorted(actions, preferred)]
+    draws = float(weights.sum())
+    mean = np.average(gain, weights=weights)
+    variance = np.average((gain - mean) ** 2, weights=weights) * draws / max(draws - 1.0, 1.0)
+    return best if mean > z * np.sqrt(variance / draws) else preferred
 
 
 def make_search(engine: Engine, arg: str, seed: int | None) -> SearchAgent:

@@ -2,7 +2,7 @@
 
 One grammar for every bot that samples layouts: comma-separated `key=value` items, each value typed
 (a number, `true|false|1|0`, or a non-empty string), the shared sampling options range-checked
-(`worlds` and `candidates` >= 1, 0 < `eps` <= 1, `temp` >= 0), and the options that belong to one
+(`worlds` and `candidates` >= 1, 0 < `eps` <= 1, `temp` and `z` >= 0), and the options that belong to one
 switch (`infer`, `weighted`) refused while it is off. Every error is one line that names the fix.
 """
 
@@ -16,6 +16,7 @@ RANGES = (
     ("candidates", "candidates >= 1", lambda v: v < 1),
     ("eps", "0 < eps <= 1", lambda v: not 0.0 < v <= 1.0),
     ("temp", "temp >= 0", lambda v: v < 0.0),
+    ("z", "z >= 0", lambda v: not v >= 0.0),
 )
 """(option, the rule its error states, whether a value breaks it), in the order they are checked."""
 

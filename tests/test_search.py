@@ -15,7 +15,7 @@ from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import View, choose, parse_options
 from euchre_agents.ppo import PPOAgent
 from euchre_agents.registry import make_agent
-from euchre_agents.search import SearchAgent, parse_spec
+from euchre_agents.search import SearchAgent, confident_choice, parse_spec
 from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Phase
@@ -123,6 +123,28 @@ def test_the_same_seed_takes_the_same_decisions_and_values_are_nan_where_illegal
     assert [choose(v, int(p)) for v, p in zip(values, preferred)] == first[choices].tolist()
 
 
+def test_z_keeps_the_network_s_choice_unless_the_paired_gain_clears_z_standard_errors():
+    actions = np.array([2, 5, 7])
+    noisy = np.array([[1.0, 3.0, 0.0], [1.0, 1.0, 0.0], [2.0, 2.0, 0.0], [0.0, 2.0, 0.0]])  # action 5 gains 1 +- 0.58
+    steady = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [2.0, 3.0, 0.0], [1.0, 2.0, 0.0]])  # action 5 gains 1 in every layout
+    counts = np.ones(4)
+    assert [confident_choice(noisy, counts, actions, 2, z) for z in (0.0, 1.0, 2.0)] == [5, 5, 2]
+    assert confident_choice(noisy, 3 * counts, actions, 2, 2.0) == 5  # three draws of each layout: 1 +- 0.30
+    assert confident_choice(steady, counts, actions, 2, 100.0) == 5
+    assert confident_choice(noisy, counts, actions, 5, 5.0) == 5  # the network's own best needs no evidence
+
+
+def test_search_with_z_plays_the_network_s_choice_or_the_best_play_out():
+    engine = Engine()
+    state = positions(engine, num_games=1, seed=10, every=3)
+    obs, legal = engine.observe(state), state.legal
+    preferred = shipped_policy().act(obs, legal)
+    plain = small_search(engine, 9).act(obs, legal)
+    strict = SearchAgent(engine, shipped_policy(), 9, z=1e9, **SMALL).act(obs, legal)
+    assert (plain != preferred).any()  # at z=0 the play-outs overrule the network here
+    assert strict.tolist() == preferred.tolist()
+
+
 def test_a_forced_action_is_returned_without_search(monkeypatch):
     engine = Engine()
     state = positions(engine, num_games=3, seed=2, every=1)
@@ -144,6 +166,8 @@ def test_a_forced_action_is_returned_without_search(monkeypatch):
         ("search:eps=0", "0 < eps <= 1"),
         ("search:candidates=0", "candidates >= 1"),
         ("search:temp=-1", "temp >= 0"),
+        ("search:z=-1", "z >= 0"),
+        ("search:z=nan", "z >= 0"),
         ("search:weighted=false,candidates=4", "only apply with weighted=true"),
         ("search:/no/such/file.pt", "no checkpoint at"),
     ],

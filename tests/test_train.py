@@ -280,6 +280,16 @@ def test_stream_advantages_equal_gae_run_on_each_stream_alone():
     np.testing.assert_allclose(got[[1, 3]], gae(rewards[[1, 3]], values[[1, 3]], 0.7), rtol=1e-6)
 
 
+def test_plot_training_draws_a_run_and_overlays_several_runs_returns(tiny_run, tmp_path):
+    for runs, out in (([tiny_run], tmp_path / "one.png"), ([tiny_run, tiny_run], tmp_path / "two.png")):
+        done = subprocess.run(
+            [sys.executable, "benchmarks/plot_training.py", *map(str, runs), "--out", str(out)],
+            cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
+        )
+        assert done.returncode == 0, done.stderr
+        assert out.read_bytes().startswith(b"\x89PNG")
+
+
 def test_default_preset_holds_the_args_defaults():
     defaults = dataclasses.asdict(train_options.Args())
     preset = train_options.read_config("configs/ppo.yaml")
