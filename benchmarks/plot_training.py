@@ -76,17 +76,23 @@ def plot_distillation(events: EventAccumulator, tags: list[str], evaluated: list
     print(f"wrote {out}")
 
 
+def plot_return_lines(ax, events: EventAccumulator, label: str = "", window: int = 1) -> None:
+    """One line per opponent kind of a run's mean hand return, a moving mean over `window` updates."""
+    for tag in (t for t in events.Tags()["scalars"] if t.startswith(RETURN_PREFIX)):
+        steps, values = scalars(events, tag)
+        width = min(window, len(values))
+        smooth = np.convolve(values, np.ones(width) / width, mode="valid")
+        ax.plot([s / 1e6 for s in steps[width - 1 :]], smooth, linewidth=0.8 if width == 1 else None,
+                label=f"{label}{tag[len(RETURN_PREFIX):]}")
+
+
 def plot_returns(runs: list[str], out: str, window: int = 10) -> None:
     """Each run's mean hand return against each opponent kind, a moving mean over `window` updates."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for run in runs:
         events = EventAccumulator(run, size_guidance={"scalars": 0})
         events.Reload()
-        for tag in (t for t in events.Tags()["scalars"] if t.startswith(RETURN_PREFIX)):
-            steps, values = scalars(events, tag)
-            width = min(window, len(values))
-            smooth = np.convolve(values, np.ones(width) / width, mode="valid")
-            ax.plot([s / 1e6 for s in steps[width - 1 :]], smooth, label=f"{Path(run).name} vs {tag[len(RETURN_PREFIX):]}")
+        plot_return_lines(ax, events, f"{Path(run).name} vs ", window)
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("environment steps (millions)")
     ax.set_ylabel(f"mean hand return ({window}-update moving mean)")
@@ -119,9 +125,7 @@ def main() -> None:
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
     plot_evaluations(top, events, evaluated)
-    for tag in (t for t in tags if t.startswith(RETURN_PREFIX)):
-        steps, values = scalars(events, tag)
-        bottom.plot([s / 1e6 for s in steps], values, linewidth=0.8, label=tag[len(RETURN_PREFIX) :])
+    plot_return_lines(bottom, events)
     bottom.axhline(0.0, color="grey", linewidth=0.8)
     bottom.set_xlabel("environment steps (millions)")
     bottom.set_ylabel("mean hand return")
