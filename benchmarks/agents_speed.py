@@ -1,11 +1,12 @@
-"""Speed of the bots: heuristic and learned-agent decisions/s, pimc ms per decision by phase, and the raw solver per layout.
+"""Speed of the bots: heuristic and learned-agent decisions/s, the search bots' ms per decision by phase, and the raw solver per layout.
 
-    python benchmarks/agents_speed.py [--games 2000] [--per-phase 200] [--pimc pimc pimc:infer=true]
+    python benchmarks/agents_speed.py [--games 2000] [--per-phase 200] [--search pimc search search:z=2]
 
 CPU time of this process (one core), so the figures hold on a machine shared with other work.
 Positions are collected from heuristic self-play; pimc is timed on decisions with more than one
 legal action, one decision per call, at its default number of worlds, on positions spread evenly over
-those collected (so over every trick of the hand).
+those collected (so over every trick of the hand); so is `search`, the network's play-time search, with
+one torch thread.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> No
 
 def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, phase: np.ndarray, per_phase: int) -> None:
     """Print a search bot's CPU time per decision in each phase (one decision per call)."""
-    pimc = make_agent(spec, engine, seed=0)
-    print(f"{spec} at {pimc.worlds} worlds, decisions with a choice, one per call:")
+    bot = make_agent(spec, engine, seed=0)
+    print(f"{spec} at {bot.worlds} worlds, decisions with a choice, one per call:")
     mean = 0.0
     for p in range(NUM_DECISION_PHASES):
         idx = np.flatnonzero(phase == p)
@@ -73,20 +74,20 @@ def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, p
             continue
         t = time.process_time()
         for k in idx:
-            pimc.act(obs[k : k + 1], masks[k : k + 1])
+            bot.act(obs[k : k + 1], masks[k : k + 1])
         per = (time.process_time() - t) / idx.size
-        print(f"  {Phase(p).name:15s} n={idx.size:4d}  {per * 1e3:7.2f} ms/decision  {per * 1e3 / pimc.worlds:6.3f} ms/layout")
+        print(f"  {Phase(p).name:15s} n={idx.size:4d}  {per * 1e3:7.2f} ms/decision  {per * 1e3 / bot.worlds:6.3f} ms/layout  {1 / per:6.1f} decisions/s")
         mean += per * np.mean(phase == p)
-    print(f"  {'ALL':15s} {mean * 1e3:7.2f} ms/decision, the phases weighted by how often self-play meets them")
+    print(f"  {'ALL':15s} {mean * 1e3:7.2f} ms/decision ({1 / mean:.1f} decisions/s), the phases weighted by how often self-play meets them")
 
 
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="hands of self-play to collect positions from")
-    parser.add_argument("--per-phase", type=int, default=200, help="pimc decisions timed per phase")
+    parser.add_argument("--per-phase", type=int, default=200, help="search decisions timed per phase")
     parser.add_argument("--layouts", type=int, default=3000, help="random full deals for the solver timing")
-    parser.add_argument("--pimc", nargs="+", default=["pimc"], help="search bot specs to time per phase")
+    parser.add_argument("--search", "--pimc", nargs="+", default=["pimc", "search"], help="search bot specs to time per phase")
     args = parser.parse_args()
 
     engine = Engine(Rules())
@@ -102,7 +103,7 @@ def main() -> None:
     choice = masks.sum(axis=1) > 1
     obs, masks = obs[choice], masks[choice]
     phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
-    for spec in args.pimc:
+    for spec in args.search:
         time_search(engine, spec, obs, masks, phase, args.per_phase)
 
     rng = np.random.default_rng(0)

@@ -287,11 +287,85 @@ def measure_start() -> dict[str, float]:
 # ----------------------------------------------------------------------------- report
 
 VECTOR_ROW, REUSED_ROW = "vector API EuchreVectorEnv", "vector API, copy=False (obs buffer reused)"
+AEC_ROW = "AEC euchre_v0.env() (last + step)"
+RAW_ROW = "AEC euchre_v0.raw_env() (no wrappers)"
+FLOOR_ROW = "PettingZoo wrappers around a no-op env"
+FAST_FLOOR_ROW = "env()'s wrappers (fast paths) around a no-op env"
 
 
 def best_rate(rates: dict[tuple[str, str], float], row: str) -> float:
     """The best rate among the rows named `row` (one per batch size), 0 if there is none."""
     return max((rate for (name, _), rate in rates.items() if name == row), default=0.0)
+
+
+def build_loops(args: argparse.Namespace, warmup: int) -> dict[tuple[str, str], Iterator[int]]:
+    """Every measured row, (name, games) -> its decision loop; OpenSpiel's first, the peer every ratio divides by."""
+    loops = {("OpenSpiel euchre (info-state tensor + legal_actions)", "1"): openspiel_loop(args.seed)}
+    for n in args.sizes:
+        loops[VECTOR_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup)
+    for n in (4096, 16384, 65536):
+        if n in args.sizes:
+            loops[REUSED_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup, copy=False)
+    loops[AEC_ROW, "1"] = aec_loop(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), args.seed)
+    loops[RAW_ROW, "1"] = aec_loop(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), args.seed)
+    loops[FLOOR_ROW, "1"] = aec_loop(wrapper_floor_env(), args.seed)
+    loops[FAST_FLOOR_ROW, "1"] = aec_loop(wrapper_floor_env(fast=True), args.seed)
+    return loops
+
+
+def print_table(rates: dict[tuple[str, str], float], os_rate: float) -> None:
+    """One line per row: decisions/s, microseconds per decision and the ratio to OpenSpiel."""
+    width = max(len(name) for name, _ in rates)
+    print(f"{'':{width}}  {'games':>7}  {'decisions/s':>12}  {'us/decision':>11}  {'vs OpenSpiel':>12}")
+    for (name, games), rate in rates.items():
+        print(f"{name:{width}}  {games:>7}  {rate:>12,.0f}  {1e6 / rate:>11.2f}  {rate / os_rate:>11.2f}x")
+    print()
+
+
+def print_summary(args, rounds, rates, os_row, seconds: float, clock, start: dict[str, float]) -> dict:
+    """The headline ratios against their targets; returns the figures `--json` keeps."""
+    ratios = [best_rate(r, VECTOR_ROW) / r[os_row] for r in rounds]
+    reused_ratios = [best_rate(r, REUSED_ROW) / r[os_row] for r in rounds]
+    aec_rate = rates[AEC_ROW, "1"]
+    obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
+    floor_n = max(args.sizes)
+    floor_us = bench_conversion_floor(floor_n, seconds, clock, obs_size)
+    print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {openspiel_observation_size()} "
+          f"floats; only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
+    print(f"best vector API / OpenSpiel, median of {args.rounds} rounds: {statistics.median(ratios):.2f}x "
+          f"(rounds {min(ratios):.2f}-{max(ratios):.2f}x; copy=False {statistics.median(reused_ratios):.2f}x)"
+          f"   (target >= 10x)")
+    print(
+        f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 75,000; PettingZoo's standard wrappers alone allow "
+        f"{rates[FLOOR_ROW, '1']:,.0f}, env()'s {rates[FAST_FLOOR_ROW, '1']:,.0f})"
+    )
+    print(f"start-up (import + first JIT compile, fresh process): cold {start['cold_start_s']:.1f} s "
+          f"(empty numba cache, target <= 20 s), warm {start['warm_start_s']:.1f} s (target <= 2 s)")
+    return {
+        "openspiel": rates[os_row],
+        "vector_best": best_rate(rates, VECTOR_ROW),
+        "vector_best_ratio": statistics.median(ratios),
+        "vector_best_ratio_rounds": ratios,
+        "vector_copy_false_best": best_rate(rates, REUSED_ROW),
+        "aec_env": aec_rate,
+        "aec_raw_env": rates[RAW_ROW, "1"],
+        "vector": {games: rate for (name, games), rate in rates.items() if name == VECTOR_ROW},
+        **start,
+        "clock": args.clock,
+        "seconds": seconds,
+        "rounds": args.rounds,
+    }
+
+
+def print_memory(mem: dict[str, int], figures: dict) -> None:
+    """The peak memory of the many-games probe, also added to `figures`."""
+    gib = 2.0**30
+    figures[f"memory_gib_{MEMORY_GAMES}"] = mem["rss_peak"] / gib
+    print(
+        f"memory at {MEMORY_GAMES:,} games (fresh process, reset + {MEMORY_STEPS} steps): "
+        f"peak RSS {mem['rss_peak'] / gib:.2f} GiB, traced numpy/python peak {mem['traced_peak'] / gib:.2f} GiB"
+        f"   (target < 2 GiB)"
+    )
 
 
 def main() -> None:
@@ -307,76 +381,19 @@ def main() -> None:
     # Before any loop exists: a child's peak RSS counts what it shared with this process when it was forked.
     mem = measure_memory(MEMORY_GAMES, args.seed) if MEMORY_GAMES in args.sizes else None
     seconds = 0.5 if args.quick else args.seconds
-    warmup = 10 if args.quick else args.warmup
     clock = clock_fn(args.clock)
     print("Euchre throughput: Rules.openspiel(), one hand per episode, random legal play, one core")
     print(f"{seconds:g} s per measurement, {args.clock} clock; numpy {np.__version__}, python {sys.version.split()[0]}")
     print()
 
-    loops = {("OpenSpiel euchre (info-state tensor + legal_actions)", "1"): openspiel_loop(args.seed)}
-    for n in args.sizes:
-        loops[VECTOR_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup)
-    for n in (4096, 16384, 65536):
-        if n in args.sizes:
-            loops[REUSED_ROW, f"{n:,}"] = vector_loop(n, args.seed, warmup, copy=False)
-    loops["AEC euchre_v0.env() (last + step)", "1"] = aec_loop(euchre_v0.env(rules=Rules.openspiel(), episode="hand"), args.seed)
-    loops["AEC euchre_v0.raw_env() (no wrappers)", "1"] = aec_loop(euchre_v0.raw_env(rules=Rules.openspiel(), episode="hand"), args.seed)
-    loops["PettingZoo wrappers around a no-op env", "1"] = aec_loop(wrapper_floor_env(), args.seed)
-    loops["env()'s wrappers (fast paths) around a no-op env", "1"] = aec_loop(wrapper_floor_env(fast=True), args.seed)
+    loops = build_loops(args, 10 if args.quick else args.warmup)
     rounds = [{row: measure(loop, seconds / args.rounds, clock) for row, loop in loops.items()} for _ in range(args.rounds)]
     rates = {row: statistics.median(r[row] for r in rounds) for row in loops}
     os_row = next(iter(loops))
-    os_rate = rates[os_row]
-
-    width = max(len(name) for name, _ in rates)
-    print(f"{'':{width}}  {'games':>7}  {'decisions/s':>12}  {'us/decision':>11}  {'vs OpenSpiel':>12}")
-    for (name, games), rate in rates.items():
-        print(f"{name:{width}}  {games:>7}  {rate:>12,.0f}  {1e6 / rate:>11.2f}  {rate / os_rate:>11.2f}x")
-    print()
-
-    ratios = [best_rate(r, VECTOR_ROW) / r[os_row] for r in rounds]
-    reused_ratios = [best_rate(r, REUSED_ROW) / r[os_row] for r in rounds]
-    vector_best, reused_best = best_rate(rates, VECTOR_ROW), best_rate(rates, REUSED_ROW)
-    aec_rate, raw_rate = rates["AEC euchre_v0.env() (last + step)", "1"], rates["AEC euchre_v0.raw_env() (no wrappers)", "1"]
-    floor_rate = rates["PettingZoo wrappers around a no-op env", "1"]
-    fast_floor_rate = rates["env()'s wrappers (fast paths) around a no-op env", "1"]
-    obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
-    floor_n = max(args.sizes)
-    floor_us = bench_conversion_floor(floor_n, seconds, clock, obs_size)
-    print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {openspiel_observation_size()} "
-          f"floats; only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
-    print(f"best vector API / OpenSpiel, median of {args.rounds} rounds: {statistics.median(ratios):.2f}x "
-          f"(rounds {min(ratios):.2f}-{max(ratios):.2f}x; copy=False {statistics.median(reused_ratios):.2f}x)"
-          f"   (target >= 10x)")
-    print(
-        f"AEC env: {aec_rate:,.0f} decisions/s   (target >= 75,000; PettingZoo's standard wrappers alone allow "
-        f"{floor_rate:,.0f}, env()'s {fast_floor_rate:,.0f})"
-    )
-    print(f"start-up (import + first JIT compile, fresh process): cold {start['cold_start_s']:.1f} s "
-          f"(empty numba cache, target <= 20 s), warm {start['warm_start_s']:.1f} s (target <= 2 s)")
-    figures = {
-        "openspiel": os_rate,
-        "vector_best": vector_best,
-        "vector_best_ratio": statistics.median(ratios),
-        "vector_best_ratio_rounds": ratios,
-        "vector_copy_false_best": reused_best,
-        "aec_env": aec_rate,
-        "aec_raw_env": raw_rate,
-        "vector": {games: rate for (name, games), rate in rates.items() if name == VECTOR_ROW},
-        **start,
-        "clock": args.clock,
-        "seconds": seconds,
-        "rounds": args.rounds,
-    }
-
+    print_table(rates, rates[os_row])
+    figures = print_summary(args, rounds, rates, os_row, seconds, clock, start)
     if mem is not None:
-        gib = 2.0**30
-        figures[f"memory_gib_{MEMORY_GAMES}"] = mem["rss_peak"] / gib
-        print(
-            f"memory at {MEMORY_GAMES:,} games (fresh process, reset + {MEMORY_STEPS} steps): "
-            f"peak RSS {mem['rss_peak'] / gib:.2f} GiB, traced numpy/python peak {mem['traced_peak'] / gib:.2f} GiB"
-            f"   (target < 2 GiB)"
-        )
+        print_memory(mem, figures)
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:

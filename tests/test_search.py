@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import pathlib
 
 import numpy as np
@@ -201,3 +202,22 @@ def test_search_and_pimc_read_the_shared_options_by_one_grammar():
         for parse, bot in ((parse_spec, "search"), (parse_options, "pimc")):
             with pytest.raises(ValueError, match=f"^{bot} .*{message}"):
                 parse(f"infer=true,{bad}" if bot == "pimc" else bad)
+
+
+def test_the_speed_benchmark_times_search_next_to_pimc_in_every_phase_it_meets(capsys):
+    path = pathlib.Path(__file__).parent.parent / "benchmarks" / "agents_speed.py"
+    spec = importlib.util.spec_from_file_location("agents_speed", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    engine = Engine()
+    obs, masks = bench.collect_positions(engine, 6)
+    choice = masks.sum(axis=1) > 1
+    obs, masks = obs[choice], masks[choice]
+    phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
+    for spec_text in ("pimc:worlds=2", "search:worlds=2,z=2"):
+        bench.time_search(engine, spec_text, obs, masks, phase, per_phase=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("pimc:worlds=2 at 2 worlds") and any(line.startswith("search:worlds=2,z=2 at 2 worlds") for line in lines)
+    totals = [line for line in lines if line.strip().startswith("ALL")]
+    assert len(totals) == 2 and all("decisions/s" in line for line in totals)
+    assert sum("PLAY" in line for line in lines) == 2
