@@ -183,7 +183,7 @@ class SearchAgent(Agent):
         """(m, A) weighted mean play-out points for the acting team of each legal action of m decisions; NaN if illegal."""
         out = np.full(mask.shape, np.nan)
         for k, (worlds, points) in enumerate(zip(searched, self.outcomes(searched, mask))):
-            out[k, mask[k]] = np.average(points, axis=0, weights=worlds.weights)
+            out[k] = mean_values(points, worlds.weights, np.flatnonzero(mask[k]), mask.shape[1])
         return out
 
     def outcomes(self, searched: list[Worlds], mask: np.ndarray) -> list[np.ndarray]:
@@ -208,13 +208,18 @@ class SearchAgent(Agent):
         return points + play(self.model_engine, games, [self.rollout], np.zeros(4, np.int64))
 
 
+def mean_values(points: np.ndarray, weights: np.ndarray, actions: np.ndarray, num_actions: int) -> np.ndarray:
+    """(num_actions,) the weighted mean over the layouts of the (W, k) play-out `points` of `actions`; NaN elsewhere."""
+    values = np.full(num_actions, np.nan)
+    values[actions] = np.average(points, axis=0, weights=weights)
+    return values
+
+
 def confident_choice(points: np.ndarray, weights: np.ndarray, actions: np.ndarray, preferred: int, z: float) -> int:
     """The legal action of best weighted mean play-out value (`choose`: near-ties go to `preferred`), taken over
     `preferred` only if its gain, paired layout by layout over the (W, k) `points` of `actions`, is more than `z`
     standard errors; `weights` count each layout's draws."""
-    values = np.full(int(actions.max()) + 1, np.nan)
-    values[actions] = np.average(points, axis=0, weights=weights)
-    best = choose(values, preferred)
+    best = choose(mean_values(points, weights, actions, int(actions.max()) + 1), preferred)
     if best == preferred or z == 0:
         return best
     gain = points[:, np.searchsorted(actions, best)] - points[:, np.searchsorted(actions, preferred)]
