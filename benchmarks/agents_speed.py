@@ -38,6 +38,13 @@ def collect_positions(engine: Engine, games: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(observations), np.concatenate(masks)
 
 
+def with_a_choice(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positions with more than one legal action: (observations, masks, decision phase of each)."""
+    choice = masks.sum(axis=1) > 1
+    obs, masks = obs[choice], masks[choice]
+    return obs, masks, obs[:, engine.observation_layout["phase"]].argmax(axis=1)
+
+
 def one_per_call_rate(agent, obs: np.ndarray, masks: np.ndarray, count: int) -> float:
     """Decisions per CPU-second when the first `count` positions are asked one at a time."""
     single = min(count, len(obs))
@@ -100,9 +107,7 @@ def main() -> None:
 
     time_learned_agent(engine, obs, masks)
 
-    choice = masks.sum(axis=1) > 1
-    obs, masks = obs[choice], masks[choice]
-    phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
+    obs, masks, phase = with_a_choice(engine, obs, masks)
     for spec in args.search:
         time_search(engine, spec, obs, masks, phase, args.per_phase)
 

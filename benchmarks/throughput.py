@@ -322,16 +322,14 @@ def print_table(rates: dict[tuple[str, str], float], os_rate: float) -> None:
     print()
 
 
-def print_summary(args, rounds, rates, os_row, seconds: float, clock, start: dict[str, float]) -> dict:
-    """The headline ratios against their targets; returns the figures `--json` keeps."""
+def print_summary(args, rounds, rates, os_row, seconds: float, obs_size: int, floor_us: float, start: dict[str, float]) -> dict:
+    """The headline ratios against their targets (`floor_us`: converting prebuilt observations of `obs_size` cells
+    alone); returns the figures `--json` keeps."""
     ratios = [best_rate(r, VECTOR_ROW) / r[os_row] for r in rounds]
     reused_ratios = [best_rate(r, REUSED_ROW) / r[os_row] for r in rounds]
     aec_rate = rates[AEC_ROW, "1"]
-    obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
-    floor_n = max(args.sizes)
-    floor_us = bench_conversion_floor(floor_n, seconds, clock, obs_size)
     print(f"observation sizes: ours {obs_size} floats, OpenSpiel's information state {openspiel_observation_size()} "
-          f"floats; only converting {floor_n:,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
+          f"floats; only converting {max(args.sizes):,} prebuilt uint8 observations to float32 takes {floor_us:.2f} us/decision")
     print(f"best vector API / OpenSpiel, median of {args.rounds} rounds: {statistics.median(ratios):.2f}x "
           f"(rounds {min(ratios):.2f}-{max(ratios):.2f}x; copy=False {statistics.median(reused_ratios):.2f}x)"
           f"   (target >= 10x)")
@@ -391,7 +389,9 @@ def main() -> None:
     rates = {row: statistics.median(r[row] for r in rounds) for row in loops}
     os_row = next(iter(loops))
     print_table(rates, rates[os_row])
-    figures = print_summary(args, rounds, rates, os_row, seconds, clock, start)
+    obs_size = euchre_v0.raw_env(rules=Rules.openspiel()).engine.observation_size
+    floor_us = bench_conversion_floor(max(args.sizes), seconds, clock, obs_size)
+    figures = print_summary(args, rounds, rates, os_row, seconds, obs_size, floor_us, start)
     if mem is not None:
         print_memory(mem, figures)
     if args.json:

@@ -4,7 +4,11 @@ and the subprocess timeout."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import pathlib
+import sys
+from types import ModuleType
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -56,6 +60,17 @@ MARCH_SCRIPT: list[Step] = [
     (3, "AS", "AS"),
 ]
 """Seat 0 orders hearts, plays with its partner and takes all five tricks (a march: 2 points)."""
+
+
+def load_script(path: str | os.PathLike) -> ModuleType:
+    """A script outside the packages (benchmarks/, examples/, a test fixture) as a module, by its path from the
+    repository root (or an absolute path); registered in sys.modules under its file name, as dataclasses need."""
+    path = pathlib.Path(__file__).parent.parent / path
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def deal(dealer: int, hands: Sequence[str], upcard: str) -> dict:

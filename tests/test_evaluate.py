@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import re
@@ -16,7 +15,7 @@ import pytest
 import yaml
 
 import evaluate
-from conftest import SUBPROCESS_TIMEOUT, random_play
+from conftest import SUBPROCESS_TIMEOUT, load_script, random_play
 from euchre_agents.base import Agent, RandomAgent, file_sha256
 from euchre_agents.registry import register
 from euchre_env.engine import Engine
@@ -436,10 +435,7 @@ def test_presets_are_read_by_one_reader_that_falls_back_to_the_bundled_presets(t
 
 def load_paired_difference():
     """benchmarks/paired_difference.py as a module."""
-    spec = importlib.util.spec_from_file_location("paired_difference", ROOT / "benchmarks" / "paired_difference.py")
-    paired = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(paired)
-    return paired
+    return load_script("benchmarks/paired_difference.py")
 
 
 def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import SMALL_VARIANTS, random_actions
+from conftest import SMALL_VARIANTS, load_script, random_actions
 from euchre_env import kernels
 from euchre_env.engine import Engine, OneGame, game_keys
 from euchre_env.rules import Rules
@@ -22,12 +22,7 @@ CHECKPOINT = os.path.join(os.path.dirname(__file__), "..", "checkpoints", "euchr
 
 
 def _make_fixture():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_engine_fixture", os.path.join(FIXTURES, "make_engine_fixture.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(os.path.join(FIXTURES, "make_engine_fixture.py"))
 
 
 @pytest.mark.parametrize("name", VARIANT_NAMES)

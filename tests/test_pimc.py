@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 
@@ -20,6 +19,7 @@ from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
 from euchre_env.engine import EuchreState, Phase
 from euchre_env.infoset import decode
+from conftest import load_script
 from test_agents import random_position, scripted
 
 REFERENCE = pathlib.Path(__file__).parent / "data" / "pimc_reference.json"
@@ -250,9 +250,7 @@ if __name__ == "__main__":  # regenerate the reference (only when a decision is 
 
 
 def test_the_belief_benchmark_places_the_true_layout_fully_and_scores_every_decisions_regret():
-    spec = importlib.util.spec_from_file_location("belief_quality", ROOT / "benchmarks" / "belief_quality.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/belief_quality.py")
     engine = Engine()
     state = positions(engine, num_games=4, seed=3, every=6)
     info = decode(engine, engine.observe(state))

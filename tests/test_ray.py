@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import importlib.util
 import json
 import os
 import socket
@@ -25,7 +24,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip ins
 torch = pytest.importorskip("torch")
 
 import evaluate  # noqa: E402
-from conftest import SUBPROCESS_TIMEOUT  # noqa: E402
+from conftest import SUBPROCESS_TIMEOUT, load_script  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from euchre_agents import rllib  # noqa: E402
@@ -205,11 +204,7 @@ def test_a_port_that_never_answers_gives_up_after_the_timeout():
 
 def load_trainer():
     """examples/rllib_train.py as a module (examples/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("rllib_train", ROOT / "examples" / "rllib_train.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rllib_train"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/rllib_train.py")
 
 
 TINY = ["--iterations", "2", "--train-batch-size", "256", "--minibatch-size", "64", "--num-epochs", "1",

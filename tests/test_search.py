@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import pathlib
 
 import numpy as np
@@ -22,6 +21,7 @@ from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Phase
 from euchre_env.infoset import decode
 from euchre_env.play import play
+from conftest import load_script
 from test_agents import random_position, scripted
 from test_pimc import positions
 
@@ -205,15 +205,9 @@ def test_search_and_pimc_read_the_shared_options_by_one_grammar():
 
 
 def test_the_speed_benchmark_times_search_next_to_pimc_in_every_phase_it_meets(capsys):
-    path = pathlib.Path(__file__).parent.parent / "benchmarks" / "agents_speed.py"
-    spec = importlib.util.spec_from_file_location("agents_speed", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/agents_speed.py")
     engine = Engine()
-    obs, masks = bench.collect_positions(engine, 6)
-    choice = masks.sum(axis=1) > 1
-    obs, masks = obs[choice], masks[choice]
-    phase = obs[:, engine.observation_layout["phase"]].argmax(axis=1)
+    obs, masks, phase = bench.with_a_choice(engine, *bench.collect_positions(engine, 6))
     for spec_text in ("pimc:worlds=2", "search:worlds=2,z=2"):
         bench.time_search(engine, spec_text, obs, masks, phase, per_phase=2)
     lines = capsys.readouterr().out.splitlines()
