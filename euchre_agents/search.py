@@ -189,17 +189,17 @@ class SearchAgent(Agent):
     def outcomes(self, searched: list[Worlds], mask: np.ndarray) -> list[np.ndarray]:
         """Per decision, (W, k) play-out points for the acting team of each of its k legal actions (in id order)
         in each of its W layouts: every decision's play-outs in one batch."""
-        games, first = [], []
+        games, first, widths = [], [], []
         for worlds, legal in zip(searched, mask):
             actions = np.flatnonzero(legal)
             w = worlds.states.num_games
             games.append(worlds.states.take(np.repeat(np.arange(w), actions.size)))
             first.append(np.tile(actions, w))
-        batch = EuchreState.concat(games)
-        points = self.play_out(batch, np.concatenate(first))
+            widths.append(actions.size)
+        points = self.play_out(EuchreState.concat(games), np.concatenate(first))
         net = (points[:, 0] - points[:, 1]).astype(np.float64)
-        sizes = [worlds.states.num_games * int(legal.sum()) for worlds, legal in zip(searched, mask)]
-        return [part.reshape(-1, int(legal.sum())) for part, legal in zip(np.split(net, np.cumsum(sizes)[:-1]), mask)]
+        parts = np.split(net, np.cumsum([f.size for f in first])[:-1])
+        return [part.reshape(-1, k) for part, k in zip(parts, widths)]
 
     def play_out(self, games: EuchreState, first: np.ndarray) -> np.ndarray:
         """(n, 2) points per team (team 0: the searching seat's) of each game after `first`, the policy then playing every seat."""
