@@ -298,6 +298,8 @@ class HeuristicAgent(Agent):
         return self.follow(info, i, legal, trump, unseen, trick)
 
     def lead(self, info: InfoSet, i: int, hand: list[int], trump: int, unseen: set[int]) -> int:
+        """The card to lead: on our side's call with trumps still out, its top trump if that is the boss, else its lowest
+        trump; otherwise its best boss off-suit card, else the lowest of its shortest off-suit, else its lowest card."""
         t = self.t
         es, own = t.esuit[trump], t.own[trump]
         trumps = [c for c in hand if es[c] == trump]
@@ -318,6 +320,8 @@ class HeuristicAgent(Agent):
         return min(hand, key=lambda c: own[c])
 
     def follow(self, info: InfoSet, i: int, legal: list[int], trump: int, unseen: set[int], trick: np.ndarray) -> int:
+        """The card to play to a trick already led: the cheapest throw-off when partner is winning or nothing wins, else the
+        cheapest winner (while others are still to play, the cheapest that no unseen card beats, if any)."""
         t = self.t
         cards = trick.tolist()
         leader = int(info.trick_leader[i, int(info.tricks_won[i].sum())])

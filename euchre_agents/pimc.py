@@ -133,6 +133,7 @@ class View:
 
     @classmethod
     def from_info(cls, info: InfoSet, i: int) -> "View":
+        """Row `i` of a decoded observation, as the search's view of the hand."""
         bids = info.bids[i].tolist()
         return cls(
             hand=int(hand_masks(info.hand[i])),
@@ -154,10 +155,12 @@ class View:
         )
 
     def played_mask(self, seat: int | None = None) -> int:
+        """Bit mask of the cards played so far, by `seat` or by anyone."""
         cards = np.flatnonzero(self.played_by >= 0 if seat is None else self.played_by == seat)
         return int(sum(1 << int(c) for c in cards))
 
     def current_trick(self) -> list[int]:
+        """The trick in progress, per seat: the card it played, or -1."""
         trick = [-1] * NUM_SEATS
         for c in np.flatnonzero(self.played_in_trick == self.trick_index):
             trick[int(self.played_by[c])] = int(c)

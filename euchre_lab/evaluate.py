@@ -52,6 +52,8 @@ from euchre_lab.report import save_match, save_tournament
 
 @dataclass
 class Args:
+    """evaluate.py's options: each field is a flag, its docstring the flag's help."""
+
     bots: list[str] = field(default_factory=list)
     """two bot specs for one match, e.g. `heuristic random` (A first)"""
     round_robin: list[str] = field(default_factory=list)

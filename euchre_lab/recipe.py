@@ -48,6 +48,8 @@ CARD = "MODEL_CARD.md"
 
 @dataclass
 class Args:
+    """The recipe's options (train.py --stage recipe): each field is a flag, its docstring the flag's help."""
+
     config: str = DEFAULT_PRESET
     """YAML preset whose keys are these options (configs/recipe.yaml, configs/recipe_smoke.yaml)"""
     stage: str = RECIPE

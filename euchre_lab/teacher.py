@@ -30,6 +30,8 @@ SETTINGS = {f.name for f in dataclasses.fields(TeacherSettings)}
 
 @dataclass
 class Args:
+    """The teacher-data tool's options: each field is a flag, its docstring the flag's help."""
+
     out: str = ""
     """folder of the data (created, or resumed if it exists)"""
     shards: int = 0

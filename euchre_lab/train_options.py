@@ -24,6 +24,8 @@ DEFAULT_PRESET = "configs/ppo.yaml"
 
 @dataclass
 class Args:
+    """train.py's options for the ppo, distill and exploit stages: each field is a flag, its docstring the flag's help."""
+
     config: str = DEFAULT_PRESET
     """YAML preset whose keys are these options (a relative path is also looked up next to train.py)"""
     stage: str = "ppo"
