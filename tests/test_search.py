@@ -137,7 +137,7 @@ def test_z_keeps_the_network_s_choice_unless_the_paired_gain_clears_z_standard_e
 
 def test_search_with_z_plays_the_network_s_choice_or_the_best_play_out():
     engine = Engine()
-    state = positions(engine, num_games=1, seed=10, every=3)
+    state = positions(engine, num_games=1, seed=11, every=3)
     obs, legal = engine.observe(state), state.legal
     preferred = shipped_policy().act(obs, legal)
     plain = small_search(engine, 9).act(obs, legal)
