@@ -277,10 +277,11 @@ def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
 
 
 def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
-    from euchre_agents.ppo import CheckpointError, read_checkpoint
+    from euchre_agents.ppo import CHECKSUM, CheckpointError, read_checkpoint, with_checksum
 
-    policy = torch.load(EXPORT, weights_only=True)
-    damaged = {**policy, "optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}
+    policy = {k: v for k, v in torch.load(EXPORT, weights_only=True).items() if k != CHECKSUM}
+    training = {"optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}
+    damaged = with_checksum({**policy, **training})  # a checksum that verifies: only the training state is wrong
     torch.save(damaged, scratch / "damaged.pt")
     with pytest.raises(CheckpointError, match="is damaged: env_state is not what train.py writes"):
         read_checkpoint(str(scratch / "damaged.pt"), "resume")
