@@ -277,9 +277,9 @@ def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
 
 
 def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
-    from euchre_agents.ppo import CHECKSUM, CheckpointError, read_checkpoint, with_checksum
+    from euchre_agents.ppo import CheckpointError, read_checkpoint, with_checksum
 
-    policy = {k: v for k, v in torch.load(EXPORT, weights_only=True).items() if k != CHECKSUM}
+    policy = torch.load(EXPORT, weights_only=True)
     training = {"optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}
     damaged = with_checksum({**policy, **training})  # a checksum that verifies: only the training state is wrong
     torch.save(damaged, scratch / "damaged.pt")
