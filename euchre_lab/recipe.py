@@ -8,15 +8,17 @@
 
 The stages (`plan`): per round of `rounds`, `teacher_R` (behaviour play, every decision labelled: teacher
 shards in data/teacher_R) and `distill_R` (train.py's distillation, from the round before; its agent exported
-to agents/R.pt for later rounds to play and label with); then `export` (agent.pt, the play-only agent that
+to agents/R.pt for later rounds to play and label with); per entry of `finetunes`, `finetune_F` (train.py's PPO
+self-play, kept near the agent it starts from by its KL term; agents/F.pt); then `export` (agent.pt, the
+play-only agent of the last round or fine-tune that
 `ppo:runs/NAME/agent.pt` plays), `evaluate_SPEC` per final opponent (duplicate matches in eval/) and
 `model_card` (MODEL_CARD.md beside agent.pt).
 
 runs/NAME/manifest.json, written atomically, records each stage's settings, outputs, wall time, rate and
 facts. A stage it calls finished, with its outputs present, is never redone; one begun and not finished
-continues by its own mechanism: teacher data writes its missing shards, distillation resumes exactly from
-its latest checkpoint, a match plays again (it is a pure function of its settings). Changing the settings of
-a stage already begun is refused (exit 2), naming the stage; start a new run name or pass --overwrite.
+continues by its own mechanism: teacher data writes its missing shards, distillation and fine-tuning resume
+exactly from their latest checkpoint, a match plays again (it is a pure function of its settings). Changing
+the settings of a stage already begun is refused (exit 2), naming the stage; start a new run name or pass --overwrite.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ class Args:
     """the first round's network: hidden_size, num_layers, canonical_suits, action_values (later rounds start from the round before)"""
     rounds: list = field(default_factory=list)
     """the rounds, in order: {name, teacher: {shards, TeacherSettings fields}, distill: {train.py options}, data: this|all|[names], init: previous|NAME}; `{previous}` or `{NAME}` in a spec is that round's agent"""
+    finetunes: list = field(default_factory=list)
+    """PPO fine-tunes after the last round, in order, each kept near the agent it starts from: {name, ppo: {train.py options}, init: previous|NAME}; `{NAME}` in a later spec is its agent"""
     evaluation: dict = field(default_factory=dict)
     """the final matches: {opponents: {SPEC: hands}, seed: S, chunk: C}"""
     rates: dict = field(default_factory=dict)
@@ -89,12 +93,15 @@ RUN_LEVEL = ("config", "stage", "run_name", "runs_dir", "resume", "overwrite", "
 """Options that never change a stage's results, so never part of its settings."""
 COMMAND_LINE_ONLY = ("overwrite", "resume")
 ROUND_KEYS = {"name", "teacher", "distill", "data", "init"}
+FINETUNE_KEYS = {"name", "ppo", "init"}
+FINETUNE = "finetune"
+"""The kind of a fine-tune stage."""
 NETWORK_KEYS = {"hidden_size", "num_layers", "canonical_suits", "action_values"}
 SET_BY_RECIPE = {"stage", "run_name", "runs_dir", "resume", "overwrite", "config", "teacher_data", "init_checkpoint",
                  "progress", "device", "torch_threads", "rules", *NETWORK_KEYS}
-"""train.py options a round's `distill:` may not set: the recipe sets them."""
+"""train.py options a round's `distill:` or a fine-tune's `ppo:` may not set: the recipe sets them."""
 TRAIN_RUN_LEVEL = {"config", "run_name", "runs_dir", "resume", "overwrite", "progress", "device", "torch_threads"}
-"""train.py options a distillation stage takes from the recipe's run, never part of its settings."""
+"""train.py options a distillation or fine-tune stage takes from the recipe's run, never part of its settings."""
 DISTILL_DEFAULTS = {"eval_interval": 0, "keep_checkpoints": 2}
 """Where a round's distillation differs from train.py's defaults unless it says otherwise: the final matches
 are the recipe's evaluation, and two numbered checkpoints besides latest.pt are plenty."""
@@ -233,6 +240,32 @@ def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, 
                  f"{epochs:g} epoch{'s' * (epochs != 1)} over the data of {'+'.join(folders)}, {start}")
 
 
+def finetune_stage(args: Args, folder: Path, f: Any, name: str, agents: dict[str, str], previous: str) -> Stage:
+    """One PPO fine-tune, from an earlier round or fine-tune (the one before by default), the KL term keeping it
+    near that agent; `{previous}` and `{NAME}` in its opponent specs are those agents."""
+    from euchre_lab.train_options import NOT_READ_BY_PPO, OPTION_NAMES
+    from euchre_lab.train_options import Args as TrainArgs
+
+    if not isinstance(f, dict) or set(f) - FINETUNE_KEYS or not isinstance(f.get("ppo", {}), dict):
+        raise RecipeError(f"fine-tune {name}: a mapping with keys ppo (train.py options), name and init (previous or an earlier name), got {f!r}")
+    given = dict(f.get("ppo") or {})
+    refused = sorted(set(given) & SET_BY_RECIPE) + sorted(set(given) - OPTION_NAMES) + sorted(set(given) & set(NOT_READ_BY_PPO))
+    if refused:
+        raise RecipeError(f"fine-tune {name}: ppo option(s) {refused} are set by the recipe, unknown to train.py or not PPO's")
+    for key in ("opponent_mix", "eval_opponents"):
+        if key in given:
+            given[key] = resolve(str(given[key]), agents, previous, f"fine-tune {name} ppo.{key}")
+    init = str(f.get("init", "previous"))
+    init_path = resolve(f"{{{init}}}", agents, previous, f"fine-tune {name} init")
+    defaults = {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in {*TRAIN_RUN_LEVEL, *NOT_READ_BY_PPO}}
+    train = {**defaults, "stage": "ppo", **given, "rules": args.rules, "init_checkpoint": init_path, **args.network}
+    return Stage(f"{FINETUNE}_{name}", FINETUNE, {"train": train},
+                 {"checkpoint": str(folder / f"{FINETUNE}_{name}" / "checkpoints" / "latest.pt"),
+                  "agent": str(folder / "agents" / f"{name}.pt")},
+                 f"{train['total_timesteps']:,} steps of PPO against {train['opponent_mix']}, KL {train['kl_coef']:g} "
+                 f"toward {previous if init == 'previous' else init}")
+
+
 def plan(args: Args) -> list[Stage]:
     """Every stage of the recipe, in order, with its settings and outputs; a bad recipe is a RecipeError."""
     folder = run_folder(args)
@@ -250,9 +283,15 @@ def plan(args: Args) -> list[Stage]:
         distill = distill_stage(args, folder, r, name, data, agents, previous)
         stages += [teacher, distill]
         agents[name], previous = distill.outputs["agent"], name
+    for i, f in enumerate(args.finetunes):
+        name = str(f.get("name", f"ft{i + 1}")) if isinstance(f, dict) else f"ft{i + 1}"
+        if not re.fullmatch(r"\w+", name) or name == "previous" or name in agents:
+            raise RecipeError(f"finetunes[{i}]: name {name!r} must be a plain word other than 'previous' and every round's")
+        stages.append(finetune_stage(args, folder, f, name, agents, previous))
+        agents[name], previous = stages[-1].outputs["agent"], name
     agent = str(folder / AGENT)
     stages.append(Stage("export", "export", {"checkpoint": stages[-1].outputs["checkpoint"]}, {"agent": agent},
-                        f"the play-only agent of round {previous}"))
+                        f"the play-only agent of {previous}"))
     stages += evaluation_stages(args, folder, agent)
     stages.append(Stage("model_card", "model_card", {}, {"card": str(folder / CARD)}, "rules, data, times and margins"))
     return stages
@@ -285,6 +324,7 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
     from euchre_env import Engine, Rules, RulesError
     from euchre_lab.match import check_bots
     from euchre_lab.train_checks import check_agents, check_numbers, check_game
+    from euchre_lab.train_options import POOL, SELF, eval_opponents, opponent_mix
     from euchre_lab.train_options import Args as TrainArgs
 
     try:
@@ -297,10 +337,13 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
             s = stage.settings["settings"]
             specs = [spec for spec, _ in _weighted(s["behaviour"])] + ([s["rollout_agent"]] if s["label"] == "rollout" else [])
             check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], "behaviour", engine)
-        elif stage.kind == "distill":
+        elif stage.kind in ("distill", FINETUNE):
             train = TrainArgs(**stage.settings["train"])
             check_numbers(train)
             check_game(train)
+            if stage.kind == FINETUNE:
+                specs = [spec for spec, _ in opponent_mix(train) + eval_opponents(train) if spec not in (SELF, POOL)]
+                check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], "finetune", engine)
         elif stage.kind == "evaluate":
             check_bots(rules, stage.settings["bots"][1:])
 
@@ -408,7 +451,7 @@ def eta(run: RecipeRun, stage: Stage) -> tuple[float | None, str]:
     if not rate:
         return None, f"no rate for {key} yet"
     parallel = max(1, run.args.workers) if stage.kind in PER_WORKER else 1
-    unit = "hands/s per worker" if stage.kind in PER_WORKER else "samples/s"
+    unit = "hands/s per worker" if stage.kind in PER_WORKER else "steps/s" if stage.kind == FINETUNE else "samples/s"
     return size / (rate * parallel), f"{rate:,.0f} {unit}, {whence}"
 
 

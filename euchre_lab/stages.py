@@ -1,4 +1,5 @@
-"""The recipe's stages, one function each: teacher data, distillation, export, a final match, the model card.
+"""The recipe's stages, one function each: teacher data, distillation or PPO fine-tuning, export, a final match, the
+model card.
 
 Each runner takes the stage (`Stage`: its name, settings and output paths) and the run (`RecipeRun`: the
 recipe's options, folder and manifest) and returns the stage's facts: what it made (data sizes, the
@@ -65,11 +66,16 @@ def teacher_decisions(folder: str | Path) -> int | None:
 
 
 def work_size(stage: Stage, stages: dict[str, Stage]) -> float:
-    """The units of work the whole stage does: hands for teacher data and matches, samples for distillation."""
+    """The units of work the whole stage does: hands for teacher data and matches, samples for distillation, steps
+    for fine-tuning."""
     if stage.kind == "teacher":
         return stage.settings["shards"] * stage.settings["settings"]["games_per_shard"]
     if stage.kind == "evaluate":
         return stage.settings["hands"]
+    if stage.kind == "finetune":
+        train = stage.settings["train"]
+        batch = train["num_envs"] * train["num_steps"]
+        return train["total_timesteps"] // batch * batch
     if stage.kind == "distill":
         train = stage.settings["train"]
         rows = 0.0
@@ -110,11 +116,11 @@ def _listed_shards(folder: str) -> list[str]:
     return list(read_manifest(folder)["shards"]) if (Path(folder) / MANIFEST).exists() else []
 
 
-# ---------------------------------------------------------------- distillation
+# ---------------------------------------------------------------- distillation and fine-tuning
 
 
-def distill_args(stage: Stage, run: Any, resume: str = "") -> Any:
-    """train.py's `Args` of a distillation stage: its settings plus the run-level options (device, threads)."""
+def training_args(stage: Stage, run: Any, resume: str = "") -> Any:
+    """train.py's `Args` of a distillation or fine-tuning stage: its settings plus the run-level options (device, threads)."""
     from euchre_lab.train_options import Args
 
     a = run.args
@@ -122,11 +128,12 @@ def distill_args(stage: Stage, run: Any, resume: str = "") -> Any:
                 progress=a.progress, device=a.device, torch_threads=a.torch_threads)
 
 
-def run_distill(stage: Stage, run: Any) -> dict[str, Any]:
-    """Distil (or continue distilling, exactly, from the stage's latest checkpoint), then export the round's agent."""
+def run_training(stage: Stage, run: Any) -> dict[str, Any]:
+    """Distil or fine-tune (or continue, exactly, from the stage's latest checkpoint), then export the stage's agent."""
     from euchre_agents.ppo import RESUME, read_checkpoint
     from euchre_lab.checkpoints import LATEST
     from euchre_lab.distill import distill
+    from euchre_lab.ppo_trainer import train
     from euchre_lab.train_checks import check_args
 
     folder = run.folder / stage.name
@@ -134,13 +141,15 @@ def run_distill(stage: Stage, run: Any) -> dict[str, Any]:
     checkpoint = read_checkpoint(str(latest), RESUME) if latest.exists() else None
     if checkpoint is None and folder.exists():  # stopped before its first checkpoint: only event files to drop
         shutil.rmtree(folder)
-    args = distill_args(stage, run, resume=str(latest) if checkpoint is not None else "")
-    start_samples = 0 if checkpoint is None else checkpoint["global_step"]
-    distill(args, check_args(args, checkpoint))
+    args = training_args(stage, run, resume=str(latest) if checkpoint is not None else "")
+    start = 0 if checkpoint is None else checkpoint["global_step"]
+    {"distill": distill, "ppo": train}[args.stage](args, check_args(args, checkpoint))
     export_agent(latest, Path(stage.outputs["agent"]))
     done = read_checkpoint(str(latest), RESUME)
-    return {"updates": done["update"], "samples": done["global_step"], "work": done["global_step"] - start_samples,
-            "teacher_decisions": sum(len_shards(s) for s in done["teacher"]["sources"])}
+    facts = {"updates": done["update"], "samples": done["global_step"], "work": done["global_step"] - start}
+    if args.stage == "distill":
+        facts["teacher_decisions"] = sum(len_shards(s) for s in done["teacher"]["sources"])
+    return facts
 
 
 def len_shards(source: dict[str, Any]) -> int:
@@ -198,7 +207,8 @@ def run_evaluate(stage: Stage, run: Any) -> dict[str, Any]:
 
 RUNNERS: dict[str, Callable[[Stage, Any], dict[str, Any]]] = {
     "teacher": run_teacher,
-    "distill": run_distill,
+    "distill": run_training,
+    "finetune": run_training,
     "export": run_export,
     "evaluate": run_evaluate,
 }
@@ -224,6 +234,8 @@ def _what(stage: Stage, facts: dict[str, Any]) -> str:
         return f"{facts['shards']:,} shards, {facts['hands']:,} hands, {facts['decisions']:,} labelled decisions, {facts['bytes'] / 2**20:.1f} MB"
     if stage.kind == "distill":
         return f"{facts['updates']:,} updates, {facts['samples']:,} samples over {facts['teacher_decisions']:,} decisions"
+    if stage.kind == "finetune":
+        return f"{facts['updates']:,} updates, {facts['samples']:,} steps"
     if stage.kind == "export":
         return f"{facts['bytes'] / 2**20:.1f} MB, sha256 {facts['sha256'][:16]}…"
     if stage.kind == "evaluate":

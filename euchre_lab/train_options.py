@@ -150,10 +150,13 @@ class Args:
     """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
 
 
-NOT_READ_BY_DISTILL = ("value_warmup_updates", "init_temperature", "target", "exploit_init", "target_init_options", "exploit_pairs",
-                       "exploit_seed", "workers")
+EXPLOIT_ONLY = ("target", "exploit_init", "target_init_options", "exploit_pairs", "exploit_seed", "workers")
+NOT_READ_BY_DISTILL = ("value_warmup_updates", "init_temperature", *EXPLOIT_ONLY)
 """Options of the PPO and exploit stages that distillation never reads (the recipe keeps them out of a distillation
 stage's settings, which are its identity in the manifest)."""
+NOT_READ_BY_PPO = ("teacher_data", "distill_epochs", "distill_batch_size", "policy_temperature", "action_value_coef",
+                   "state_value_coef", "holdout_fraction", *EXPLOIT_ONLY)
+"""Options of distillation and the exploit stage that PPO never reads (kept out of a recipe fine-tune's settings)."""
 
 COMMAND_LINE_ONLY = ("overwrite",)
 """Options a preset or a resumed checkpoint's config never sets: deleting a run takes an explicit flag."""

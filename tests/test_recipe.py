@@ -1,10 +1,13 @@
 """The recipe (euchre_lab/recipe.py) end to end on configs/recipe_smoke.yaml, in subprocesses: every stage
-finishes, the agent plays, a second run redoes nothing, a killed run resumes, changed settings are refused."""
+finishes, the agent plays, a second run redoes nothing, a killed run resumes (the fine-tune exactly from its
+checkpoint), changed settings are refused."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +21,7 @@ from euchre_lab.recipe import check_plan, first_difference, plan, parse_args, wa
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "configs/recipe_smoke.yaml"
-STAGES = ["teacher_r1", "distill_r1", "teacher_r2", "distill_r2", "export", "evaluate_heuristic",
+STAGES = ["teacher_r1", "distill_r1", "teacher_r2", "distill_r2", "finetune_ft1", "export", "evaluate_heuristic",
           "evaluate_pimc_worlds=2", "model_card"]
 
 
@@ -53,12 +56,14 @@ def test_every_stage_finishes_and_the_agent_plays(smoke):
     assert list(stages) == STAGES
     assert all(r["status"] == "finished" and r["wall_s"] >= 0 for r in stages.values())
     assert stages["teacher_r1"]["facts"]["decisions"] > 0 and stages["distill_r2"]["facts"]["updates"] > 0
+    assert stages["finetune_ft1"]["facts"]["samples"] == 2048 and stages["export"]["settings"]["checkpoint"].endswith("finetune_ft1/checkpoints/latest.pt")
     engine = Engine(episode=EPISODE_HAND)
     agent = make_agent(f"ppo:{runs / 'recipe_smoke' / 'agent.pt'}", engine, seed=0)
     points = play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0])
     assert points.shape == (8, 2)
     card = (runs / "recipe_smoke" / "MODEL_CARD.md").read_text()
-    for needed in ("Rules", "teacher_r1", "labelled decisions", "| heuristic | 100 | 200 |", "9101", "wall time"):
+    for needed in ("Rules", "teacher_r1", "labelled decisions", "KL 0.1 toward r2", "8 updates, 2,048 steps",
+                   "| heuristic | 100 | 200 |", "9101", "wall time"):
         assert needed in card
 
 
@@ -102,6 +107,7 @@ def test_an_unfinished_stage_is_done_again_and_only_it(smoke):
 
 
 def test_a_run_killed_mid_stage_resumes_and_finishes(tmp_path):
+    """Killed while writing round 2's teacher data, then a fine-tune stopped halfway: each continues."""
     process = subprocess.Popen([sys.executable, "train.py", "--config", SMOKE, "--runs-dir", str(tmp_path)], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + SUBPROCESS_TIMEOUT
@@ -124,6 +130,45 @@ def test_a_run_killed_mid_stage_resumes_and_finishes(tmp_path):
     stages = manifest(tmp_path)["stages"]
     assert all(r["status"] == "finished" for r in stages.values()) and list(stages) == STAGES
     assert stages["teacher_r2"]["attempts"] == 2 and stages["teacher_r1"] == killed["teacher_r1"]
+    fine_tune_stopped_halfway_continues_exactly(tmp_path)
+
+
+def fine_tune_stopped_halfway_continues_exactly(runs: Path) -> None:
+    """The finished fine-tune set back to its update-4 checkpoint continues from it to the same weights."""
+    import torch
+
+    checkpoints = runs / "recipe_smoke" / "finetune_ft1" / "checkpoints"
+    finished = torch.load(checkpoints / "latest.pt", weights_only=False)
+    shutil.copy(checkpoints / "update_000004.pt", checkpoints / "latest.pt")
+    for later in ("update_000006.pt", "update_000008.pt"):
+        (checkpoints / later).unlink()
+    data = manifest(runs)
+    data["stages"]["finetune_ft1"]["status"] = "running"
+    (runs / "recipe_smoke" / "manifest.json").write_text(json.dumps(data))
+    again = recipe(runs)
+    assert again.returncode == 0, again.stderr[-3000:]
+    stage = manifest(runs)["stages"]["finetune_ft1"]
+    assert stage["status"] == "finished" and stage["attempts"] == 2 and stage["facts"]["samples"] == 2048
+    resumed = torch.load(checkpoints / "latest.pt", weights_only=False)
+    assert all(torch.equal(resumed["model"][k], finished["model"][k]) for k in finished["model"])
+
+
+def test_fine_tunes_start_from_the_agent_before_and_their_options_are_checked(tmp_path):
+    from euchre_lab.recipe import RecipeError
+
+    def fine_tunes(value: list) -> list:
+        args = dataclasses.replace(parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)]), finetunes=value)
+        return [s for s in plan(args) if s.kind == "finetune"]
+
+    (smoke,) = [s for s in plan(parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)])) if s.kind == "finetune"]
+    assert smoke.settings["train"]["init_checkpoint"].endswith("agents/r2.pt") and "teacher_data" not in smoke.settings["train"]
+    a, b = fine_tunes([{"name": "a"}, {"name": "b", "ppo": {"opponent_mix": "self=0.5,ppo:{a}=0.5"}}])
+    assert b.settings["train"]["init_checkpoint"] == a.outputs["agent"] and a.outputs["agent"] in b.settings["train"]["opponent_mix"]
+    for bad, message in (([{"ppo": {"teacher_data": "x"}}], "not PPO's"), ([{"ppo": {"init_checkpoint": "x"}}], "set by the recipe"),
+                         ([{"init": "r9"}], r"\{r9\} names no earlier round"), ([{"steps": 3}], "a mapping with keys ppo"),
+                         ([{"name": "r1"}], "must be a plain word")):
+        with pytest.raises(RecipeError, match=message):
+            fine_tunes(bad)
 
 
 def test_train_py_dispatches_the_recipe_by_stage_or_preset():
