@@ -8,6 +8,9 @@
     python evaluate.py heuristic pimc --hands 10000 --ray auto         # chunks as tasks on a Ray cluster
     python evaluate.py --help
 
+A match keeps each finished chunk in OUT/chunks/ until its results are written: stopped part way (Ctrl-C, a
+lost machine), the same command continues it and plays only the chunks it lacks.
+
 This module is the command line; the work is done, in reading order, by
 - `euchre_lab.match`: duplicate deals, the chunks that play them (through `euchre_env.play`), `play_match`;
 - `euchre_lab.estimates`: ratio estimates with their intervals and p-values;
@@ -33,6 +36,7 @@ import yaml
 
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.backends import RAY_LOCAL, connect_ray
+from euchre_lab import journal
 from euchre_lab.cli import fail, given_options, layered, option_parser, read_options
 from euchre_lab.match import (
     DEFAULT_CHUNK,
@@ -79,7 +83,7 @@ class Args:
     out: str | None = None
     """results folder (default results/<a>_vs_<b>_seed<seed> or results/round_robin_seed<seed>, then _<changed rules> for other rules)"""
     overwrite: bool = False
-    """replace results of another match (other bots, weights, counts, seed or rules) already in the results folder"""
+    """replace results of another match (other bots, weights, counts, seed or rules) already in the results folder, and another match's unfinished chunks"""
     progress: bool = True
     """show a progress bar with the time left"""
     plots: bool = True
@@ -189,43 +193,78 @@ def check_options(args: Args) -> None:
         raise ValueError(f"--round-robin needs two or more different bots, got {args.round_robin}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a match or a round robin from the command line; 0 on success, 2 on a usage error."""
+def play(args: Args, rules: Rules, options: dict[str, Any], chunks: Path) -> tuple[Any, int]:
+    """The match or the round robin, its finished chunks kept in `chunks`; the result and the hands it holds."""
+    if args.round_robin:
+        tournament = round_robin(rules, args.round_robin, bootstrap=args.bootstrap, progress=args.progress, journal=chunks, **options)
+        return tournament, sum(m.num_hands for m in tournament.matches)
+    match = play_match(rules, *args.bots, progress=args.progress, journal=chunks, **options)
+    return match, match.num_hands
+
+
+def play_continuing(args: Args, rules: Rules, options: dict[str, Any], chunks: Path) -> tuple[Any, int, int]:
+    """`play`, reading back the finished chunks a stopped run of the same command left in `chunks` (with
+    --overwrite, another match's chunks there are dropped first): the result, its hands, the chunks read back."""
+    read_back = journal.finished_chunks(chunks)
     try:
-        args = parse_args(argv)
-        rules = Rules.from_dict(args.rules)
-        if args.round_robin and args.bots:
-            raise ValueError("give either two bots or --round-robin, not both")
-        if not args.round_robin and len(args.bots) != 2:
-            raise ValueError(f"a match takes exactly two bots (A and B), got {args.bots}; or use --round-robin")
-        options = dict(hands=args.hands, games=args.games, seed=args.seed, workers=args.workers, chunk=args.chunk, ray=args.ray)
-        if args.hands is None and args.games is None:
-            options["hands"] = DEFAULT_HANDS
-        mode_and_pairs(options["hands"], options["games"])
-        check_options(args)
-        specs, mode = args.round_robin or args.bots, HANDS if args.games is None else GAMES
-        check_bots(rules, specs, mode)
-        config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict(), WEIGHTS: bot_weights(rules, specs, mode)}
-        out = Path(args.out) if args.out else default_out(args, rules)
-        check_out(out, config, args.overwrite)
-        if args.ray is not None:
-            connect_ray(args.ray, num_cpus=args.workers)
+        return (*play(args, rules, options, chunks), read_back)
+    except journal.JournalError:  # raised before any chunk is played
+        if not args.overwrite:
+            raise
+    journal.remove(chunks)
+    return (*play(args, rules, options, chunks), 0)
+
+
+def checked_options(argv: Sequence[str] | None) -> tuple[Args, Rules, dict[str, Any], dict[str, Any], Path]:
+    """Every option checked before anything is played: the args, rules, `play_match` keywords, the results'
+    config and the results folder (connected to Ray when asked)."""
+    args = parse_args(argv)
+    rules = Rules.from_dict(args.rules)
+    if args.round_robin and args.bots:
+        raise ValueError("give either two bots or --round-robin, not both")
+    if not args.round_robin and len(args.bots) != 2:
+        raise ValueError(f"a match takes exactly two bots (A and B), got {args.bots}; or use --round-robin")
+    options = dict(hands=args.hands, games=args.games, seed=args.seed, workers=args.workers, chunk=args.chunk, ray=args.ray)
+    if args.hands is None and args.games is None:
+        options["hands"] = DEFAULT_HANDS
+    mode_and_pairs(options["hands"], options["games"])
+    check_options(args)
+    specs, mode = args.round_robin or args.bots, HANDS if args.games is None else GAMES
+    check_bots(rules, specs, mode)
+    config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict(), WEIGHTS: bot_weights(rules, specs, mode)}
+    out = Path(args.out) if args.out else default_out(args, rules)
+    check_out(out, config, args.overwrite)
+    if args.ray is not None:
+        connect_ray(args.ray, num_cpus=args.workers)
+    return args, rules, options, config, out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a match or a round robin from the command line; 0 on success, 2 on a usage error, 130 on Ctrl-C
+    (the finished chunks kept for the same command to continue)."""
+    try:
+        args, rules, options, config, out = checked_options(argv)
     except (ValueError, RulesError, OSError, yaml.YAMLError) as error:
         return fail(SCRIPT, error)
+    chunks = out / "chunks"
     start = time.perf_counter()
-    if args.round_robin:
-        tournament = round_robin(rules, args.round_robin, bootstrap=args.bootstrap, progress=args.progress, **options)
-        played, wall = sum(m.num_hands for m in tournament.matches), time.perf_counter() - start
-        print(tournament.report())
-        written = save_tournament(tournament, out, config, plots=args.plots)
-    else:
-        a, b = args.bots
-        match = play_match(rules, a, b, progress=args.progress, **options)
-        played, wall = match.num_hands, time.perf_counter() - start
-        print(match.report())
-        written = save_match(match, out, config, plots=args.plots)
+    try:
+        result, played, read_back = play_continuing(args, rules, options, chunks)
+    except journal.JournalError as error:
+        return fail(SCRIPT, error)
+    except KeyboardInterrupt:
+        print(f"\n{SCRIPT}: interrupted; {journal.finished_chunks(chunks)} finished chunks are kept in {chunks}: "
+              "run the same command to continue", file=sys.stderr)
+        return 130
+    wall = time.perf_counter() - start
+    print(result.report())
+    written = (save_tournament if args.round_robin else save_match)(result, out, config, plots=args.plots)
+    journal.remove(chunks)
     backend = f"{args.workers} workers" if args.ray is None else f"Ray ({args.ray})"
-    print(f"{played:,} hands in {wall:.1f} s wall time: {played / wall:,.0f} hands/s with {backend}")
+    if read_back:
+        print(f"{played:,} hands: {read_back} chunks read back from a stopped run, the rest played in {wall:.1f} s wall time with {backend}")
+    else:
+        print(f"{played:,} hands in {wall:.1f} s wall time: {played / wall:,.0f} hands/s with {backend}")
     print("wrote " + ", ".join(str(p) for p in written))
     return 0
 

@@ -13,7 +13,8 @@ the luck of the cards cancels and the side that deals is swapped too. The unit o
 Reproducible: deal keys come from the seed; each chunk of `chunk` pairs builds fresh bots seeded
 from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
 on the number of workers or on Ray (the same chunks as Ray tasks, `euchre_lab.backends`), and a
-pairing inside a round robin plays exactly as it would alone.
+pairing inside a round robin plays exactly as it would alone. For the same reason a match given a `journal`
+folder (`euchre_lab.journal`) keeps each finished chunk there and, started again, plays only the rest.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -38,6 +40,7 @@ from euchre_env.play import play
 from euchre_env.rules import Rules
 from euchre_lab.backends import run_tasks
 from euchre_lab.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
+from euchre_lab.journal import Journal
 
 HANDS = "hands"
 GAMES = "games"
@@ -352,15 +355,23 @@ def mode_and_pairs(hands: int | None, games: int | None) -> tuple[str, int]:
 
 
 def _play_tasks(
-    tasks: list[ChunkTask], workers: int, ray: str | None, progress: bool, unit: str
+    tasks: list[ChunkTask], workers: int, ray: str | None, progress: bool, unit: str, journal: Journal | None = None
 ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-    """Every task's outcomes by (match, chunk), played on the chosen backend, with a progress bar."""
+    """Every task's outcomes by (match, chunk), played on the chosen backend, with a progress bar; chunks the
+    journal holds are read back, and each chunk played is recorded there as it arrives."""
     chunks: dict[tuple[int, int], dict[str, np.ndarray]] = {}
-    total = 2 * sum(t.keys.size for t in tasks)
-    with tqdm(total=total, unit=unit, disable=not progress) as bar:
-        with contextlib.closing(run_tasks(run_chunk, tasks, workers=workers, ray=ray)) as results:
+    if journal is not None:
+        chunks = {(t.match, t.index): out for t in tasks if (out := journal.load(t.match, t.index)) is not None}
+    todo = [t for t in tasks if (t.match, t.index) not in chunks]
+    total, done = 2 * sum(t.keys.size for t in tasks), 2 * sum(out["a_points"].size for out in chunks.values())
+    with tqdm(total=total, initial=done, unit=unit, disable=not progress) as bar:
+        if not todo:
+            return chunks
+        with contextlib.closing(run_tasks(run_chunk, todo, workers=workers, ray=ray)) as results:
             for m, c, out in results:
                 chunks[m, c] = out
+                if journal is not None:
+                    journal.save(m, c, out)
                 bar.update(2 * out["a_points"].size)
     return chunks
 
@@ -389,6 +400,13 @@ def _match_result(
     )
 
 
+def match_identity(rules: Rules, mode: str, pairs: int, seed: int, chunk: int, pairings: Sequence[tuple[Bot, Bot]],
+                   weights: dict[str, str]) -> dict[str, Any]:
+    """What fixes every chunk of these matches: the settings, the bots and the weights they play."""
+    return {"rules": rules.to_dict(), "mode": mode, "pairs": pairs, "seed": seed, "chunk": chunk,
+            "pairings": [[bot_label(a), bot_label(b)] for a, b in pairings], "weights": weights}
+
+
 def play_matches(
     engine_or_rules: Engine | Rules | dict | None,
     pairings: Sequence[tuple[Bot, Bot]],
@@ -400,6 +418,7 @@ def play_matches(
     chunk: int = DEFAULT_CHUNK,
     progress: bool = False,
     ray: str | None = None,
+    journal: str | Path | None = None,
 ) -> list[MatchResult]:
     """Duplicate matches for several pairings on the same deal keys: `hands` single hands or `games` games to the target.
 
@@ -407,7 +426,9 @@ def play_matches(
     chunk, or Agent instances (played in this process, reseeded per chunk). Every chunk shares one
     process pool: with workers > 1 chunks run in worker processes (spawned where CUDA is live in this
     process: then call it under `if __name__ == "__main__":`). With `ray` (an address, or "local" for
-    a Ray started for the call) chunks run as Ray tasks instead, with the same results.
+    a Ray started for the call) chunks run as Ray tasks instead, with the same results. With `journal` (a
+    folder; bots given as specs) each finished chunk is kept there, and a call with the same settings plays
+    only the chunks it lacks; a journal of other settings is refused (`euchre_lab.journal.JournalError`).
     """
     rules = rules_of(engine_or_rules)
     mode, pairs = mode_and_pairs(hands, games)
@@ -419,9 +440,12 @@ def play_matches(
     in_process = any(isinstance(s, Agent) for s in bots)
     if in_process and ray is not None:
         raise ValueError("bots given as Agent instances play in this process; give bot specs to play on Ray")
+    if in_process and journal is not None:
+        raise ValueError("a match's journal needs bots given as specs: Agent instances cannot be identified across runs")
     keys = game_keys(seed, pairs)
     tasks = chunk_tasks(rules, mode, pairings, keys, seed, chunk)
-    chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game")
+    record = None if journal is None else Journal(journal, match_identity(rules, mode, pairs, seed, chunk, pairings, weights))
+    chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game", record)
     num_chunks = len(range(0, pairs, chunk))
     return [
         _match_result(a, b, [chunks[m, c] for c in range(num_chunks)], mode, seed, chunk, rules, keys, weights)
@@ -436,5 +460,5 @@ def play_match(
     **options: Any,
 ) -> MatchResult:
     """A duplicate match of A against B: `play_matches` of the one pairing, with its keywords
-    (hands or games, seed, workers, chunk, progress, ray)."""
+    (hands or games, seed, workers, chunk, progress, ray, journal)."""
     return play_matches(engine_or_rules, [(spec_a, spec_b)], **options)[0]

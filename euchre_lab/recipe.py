@@ -17,7 +17,7 @@ play-only agent of the last round or fine-tune that
 runs/NAME/manifest.json, written atomically, records each stage's settings, outputs, wall time, rate and
 facts. A stage it calls finished, with its outputs present, is never redone; one begun and not finished
 continues by its own mechanism: teacher data writes its missing shards, distillation and fine-tuning resume
-exactly from their latest checkpoint, a match plays again (it is a pure function of its settings). Changing
+exactly from their latest checkpoint, a match plays only the chunks an earlier attempt did not finish. Changing
 the settings of a stage already begun is refused (exit 2), naming the stage; start a new run name or pass --overwrite.
 """
 
@@ -539,16 +539,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from euchre_agents.teacher import TeacherDataError
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError
+    from euchre_lab.journal import JournalError
 
     args = None
     try:
         args = parse_args(argv)
         drive(prepare(args))
-    except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError) as e:
+    except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError) as e:
         return fail(SCRIPT, e)
     except KeyboardInterrupt:
         where = f" --run-name {args.run_name}" if args else ""
-        print(f"\nrecipe: interrupted; finished stages and written shards are kept: run the same command (or --resume{where}) to continue",
+        print(f"\nrecipe: interrupted; finished stages, written shards, checkpoints and match chunks are kept: run the same command (or --resume{where}) to continue",
               file=sys.stderr)
         return 130
     return 0

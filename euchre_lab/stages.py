@@ -187,17 +187,21 @@ def run_export(stage: Stage, run: Any) -> dict[str, Any]:
 
 
 def run_evaluate(stage: Stage, run: Any) -> dict[str, Any]:
-    """A duplicate-deal match of the agent against one opponent; its results folder and margin."""
+    """A duplicate-deal match of the agent against one opponent (continuing from the chunks an interrupted
+    attempt finished); its results folder and margin."""
+    from euchre_lab import journal
     from euchre_lab.match import play_match
     from euchre_lab.report import save_match
 
     s = stage.settings
     a, b = s["bots"]
     rules = Rules.from_dict(s["rules"])
+    folder = Path(stage.outputs["results"]).parent
     match = play_match(rules, a, b, hands=s["hands"], seed=s["seed"], chunk=s["chunk"], workers=run.args.workers,
-                       ray=run.args.ray, progress=run.args.progress)
+                       ray=run.args.ray, progress=run.args.progress, journal=folder / "chunks")
     config = {**s, "workers": run.args.workers, "ray": run.args.ray}
-    save_match(match, Path(stage.outputs["results"]).parent, config, plots=False)
+    save_match(match, folder, config, plots=False)
+    journal.remove(folder / "chunks")
     print(match.report(), flush=True)
     margin, share = match.margin_per_hand, match.point_share_a
     return {"pairs": match.num_pairs, "hands": match.num_hands, "margin": dataclasses.asdict(margin),

@@ -21,6 +21,7 @@ from euchre_agents.registry import register
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
 from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
+from euchre_lab.journal import JournalError
 from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, mode_and_pairs, play_match
 from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
 from euchre_lab.report import save_match, save_tournament
@@ -359,6 +360,56 @@ def test_results_of_another_match_are_kept_unless_overwrite(tmp_path, capsys):
     assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 4
     assert evaluate.main(["random", "random", "--hands", "6", "--overwrite", *out]) == 0
     assert json.loads((tmp_path / "m" / "match.json").read_text())["config"]["hands"] == 6
+
+
+def test_a_stopped_match_continues_from_its_finished_chunks(tmp_path):
+    kwargs = dict(hands=120, seed=4, chunk=10)
+    whole = play_match(None, "random", "random:other", **kwargs)
+    chunks = tmp_path / "chunks"
+    play_match(None, "random", "random:other", journal=chunks, **kwargs)
+    files = sorted(chunks.glob("match*_chunk*.npz"))
+    assert len(files) == 6
+    for later in files[3:]:  # as if stopped after three chunks
+        later.unlink()
+    with np.load(files[0]) as saved:
+        marked = {k: saved[k] for k in saved.files}
+    marked["a_points"] = marked["a_points"] + 100  # a chunk read back is not played again
+    np.savez(files[0], **marked)
+    again = play_match(None, "random", "random:other", journal=chunks, **kwargs)
+    np.testing.assert_array_equal(again.a_points[:10], whole.a_points[:10] + 100)
+    np.testing.assert_array_equal(again.a_points[10:], whole.a_points[10:])
+    np.testing.assert_array_equal(again.b_points, whole.b_points)
+    with pytest.raises(ValueError, match="journal needs bots given as specs"):
+        play_match(None, FirstLegalAgent(Engine(), 0), "random", journal=tmp_path / "agents", **kwargs)
+
+
+def test_evaluate_py_continues_a_stopped_match_and_refuses_another_match_s_chunks(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "m"
+    common = ["random", "random", "--hands", "40", "--chunk", "5", "--workers", "1", "--out", str(out), "--no-progress", "--no-plots"]
+    fresh = play_match(None, "random", "random", hands=40, seed=1, chunk=5)
+
+    def stopped_after_the_chunks(*args, **kwargs):
+        play_match(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate, "play_match", stopped_after_the_chunks)
+    assert evaluate.main([*common, "--seed", "1"]) == 130
+    assert "interrupted; 4 finished chunks are kept" in capsys.readouterr().err
+    monkeypatch.undo()
+    with pytest.raises(JournalError, match=r"another match \(other seed\)"):
+        play_match(None, "random", "random", hands=40, seed=2, chunk=5, journal=out / "chunks")
+    assert evaluate.main([*common, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds the finished chunks of another match (other seed)" in err
+    assert not (out / "match.json").exists()
+    assert evaluate.main([*common, "--seed", "1"]) == 0
+    assert "4 chunks read back from a stopped run" in capsys.readouterr().out
+    assert not (out / "chunks").exists()
+    with open(out / "pairs.csv") as f:
+        assert [float(p["a_points"]) for p in csv.DictReader(f)] == fresh.a_points.tolist()
+    play_match(None, "random", "random", hands=40, seed=1, chunk=5, journal=out / "chunks")  # a stopped run's chunks
+    assert evaluate.main([*common, "--seed", "2", "--overwrite"]) == 0
+    assert json.loads((out / "match.json").read_text())["config"]["seed"] == 2 and not (out / "chunks").exists()
 
 
 def test_results_record_the_weights_played_and_refuse_other_weights_under_the_same_spec(tmp_path, capsys):
