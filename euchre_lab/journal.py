@@ -45,7 +45,7 @@ class Journal:
             if differ:
                 raise JournalError(f"{self.folder} holds the finished chunks of another match (other {', '.join(differ)}); "
                                    "delete that folder to start this match over, or choose another results folder")
-        elif self.folder.is_dir() and any(self.folder.iterdir()):
+        elif self.folder.is_dir() and any(not p.name.startswith(".") for p in self.folder.iterdir()):  # not a killed write's temp file
             raise JournalError(f"{self.folder} holds files but no {IDENTITY}; it is not a match's journal: delete it or choose another results folder")
 
     def _path(self, match: int, index: int) -> Path:
@@ -67,7 +67,6 @@ class Journal:
         if not (self.folder / IDENTITY).is_file():
             write_atomic(self.folder / IDENTITY, lambda f: f.write(json.dumps(self.identity, indent=1).encode()))
         write_atomic(self._path(match, index), lambda f: np.savez(f, **outcomes))
-
 
 
 def finished_chunks(folder: str | Path) -> int:
