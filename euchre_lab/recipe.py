@@ -212,14 +212,27 @@ def teacher_stage(args: Args, folder: Path, r: dict, name: str, agents: dict[str
                  f"behaviour {settings.behaviour}")
 
 
+def train_defaults(not_read: Sequence[str]) -> dict[str, Any]:
+    """train.py's defaults for a training stage's settings: less the run-level options and those the stage never reads."""
+    from euchre_lab.train_options import Args as TrainArgs
+
+    return {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in {*TRAIN_RUN_LEVEL, *not_read}}
+
+
+def recipe_set_or_unknown(given: dict[str, Any]) -> list[str]:
+    """The train.py options in `given` that the recipe sets itself or that train.py does not know."""
+    from euchre_lab.train_options import OPTION_NAMES
+
+    return sorted(set(given) & SET_BY_RECIPE) + sorted(set(given) - OPTION_NAMES)
+
+
 def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, str], agents: dict[str, str],
                   previous: str | None) -> Stage:
     """Distillation of one round: train.py's options, its teacher folders and the round it starts from."""
-    from euchre_lab.train_options import NOT_READ_BY_DISTILL, OPTION_NAMES
-    from euchre_lab.train_options import Args as TrainArgs
+    from euchre_lab.train_options import NOT_READ_BY_DISTILL
 
     given = dict(r.get("distill") or {})
-    refused = sorted(set(given) & SET_BY_RECIPE) + sorted(set(given) - OPTION_NAMES)
+    refused = recipe_set_or_unknown(given)
     if refused:
         raise RecipeError(f"round {name}: distill option(s) {refused} are set by the recipe or unknown to train.py")
     which = r.get("data", "this")
@@ -228,8 +241,7 @@ def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, 
         raise RecipeError(f"round {name}: data {which!r} must be this, all or a list of this or earlier rounds {list(data)}")
     init = r.get("init", "previous" if previous else "none")
     init_path = "" if init == "none" else resolve(f"{{{init}}}", agents, previous, f"round {name} init")
-    defaults = {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in {*TRAIN_RUN_LEVEL, *NOT_READ_BY_DISTILL}}
-    train = {**defaults, **DISTILL_DEFAULTS, "stage": "distill", **given, "rules": args.rules,
+    train = {**train_defaults(NOT_READ_BY_DISTILL), **DISTILL_DEFAULTS, "stage": "distill", **given, "rules": args.rules,
              "teacher_data": ",".join(data[f] for f in folders), "init_checkpoint": init_path,
              **{k: v for k, v in args.network.items()}}
     start = f"from {previous if init == 'previous' else init}" if init_path else "from scratch"
@@ -243,13 +255,12 @@ def distill_stage(args: Args, folder: Path, r: dict, name: str, data: dict[str, 
 def finetune_stage(args: Args, folder: Path, f: Any, name: str, agents: dict[str, str], previous: str) -> Stage:
     """One PPO fine-tune, from an earlier round or fine-tune (the one before by default), the KL term keeping it
     near that agent; `{previous}` and `{NAME}` in its opponent specs are those agents."""
-    from euchre_lab.train_options import NOT_READ_BY_PPO, OPTION_NAMES
-    from euchre_lab.train_options import Args as TrainArgs
+    from euchre_lab.train_options import NOT_READ_BY_PPO
 
     if not isinstance(f, dict) or set(f) - FINETUNE_KEYS or not isinstance(f.get("ppo", {}), dict):
         raise RecipeError(f"fine-tune {name}: a mapping with keys ppo (train.py options), name and init (previous or an earlier name), got {f!r}")
     given = dict(f.get("ppo") or {})
-    refused = sorted(set(given) & SET_BY_RECIPE) + sorted(set(given) - OPTION_NAMES) + sorted(set(given) & set(NOT_READ_BY_PPO))
+    refused = recipe_set_or_unknown(given) + sorted(set(given) & set(NOT_READ_BY_PPO))
     if refused:
         raise RecipeError(f"fine-tune {name}: ppo option(s) {refused} are set by the recipe, unknown to train.py or not PPO's")
     for key in ("opponent_mix", "eval_opponents"):
@@ -257,8 +268,7 @@ def finetune_stage(args: Args, folder: Path, f: Any, name: str, agents: dict[str
             given[key] = resolve(str(given[key]), agents, previous, f"fine-tune {name} ppo.{key}")
     init = str(f.get("init", "previous"))
     init_path = resolve(f"{{{init}}}", agents, previous, f"fine-tune {name} init")
-    defaults = {k: v for k, v in dataclasses.asdict(TrainArgs()).items() if k not in {*TRAIN_RUN_LEVEL, *NOT_READ_BY_PPO}}
-    train = {**defaults, "stage": "ppo", **given, "rules": args.rules, "init_checkpoint": init_path, **args.network}
+    train = {**train_defaults(NOT_READ_BY_PPO), "stage": "ppo", **given, "rules": args.rules, "init_checkpoint": init_path, **args.network}
     return Stage(f"{FINETUNE}_{name}", FINETUNE, {"train": train},
                  {"checkpoint": str(folder / f"{FINETUNE}_{name}" / "checkpoints" / "latest.pt"),
                   "agent": str(folder / "agents" / f"{name}.pt")},
@@ -332,18 +342,21 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
     except RulesError as e:
         raise RecipeError(f"--rules: {e}") from None
     engine = Engine(rules)
+
+    def check_named_outright(specs: list[str], option: str) -> None:  # agents this run makes do not exist yet
+        check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], option, engine)
+
     for stage in stages:
         if stage.kind == "teacher":
             s = stage.settings["settings"]
             specs = [spec for spec, _ in _weighted(s["behaviour"])] + ([s["rollout_agent"]] if s["label"] == "rollout" else [])
-            check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], "behaviour", engine)
+            check_named_outright(specs, "behaviour")
         elif stage.kind in ("distill", FINETUNE):
             train = TrainArgs(**stage.settings["train"])
             check_numbers(train)
             check_game(train)
             if stage.kind == FINETUNE:
-                specs = [spec for spec, _ in opponent_mix(train) + eval_opponents(train) if spec not in (SELF, POOL)]
-                check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], "finetune", engine)
+                check_named_outright([spec for spec, _ in opponent_mix(train) + eval_opponents(train) if spec not in (SELF, POOL)], "finetune")
         elif stage.kind == "evaluate":
             check_bots(rules, stage.settings["bots"][1:])
 
