@@ -94,7 +94,6 @@ RUN_LEVEL = ("config", "stage", "run_name", "runs_dir", "resume", "overwrite", "
 COMMAND_LINE_ONLY = ("overwrite", "resume")
 ROUND_KEYS = {"name", "teacher", "distill", "data", "init"}
 FINETUNE_KEYS = {"name", "ppo", "init"}
-FINETUNE = "finetune"
 """The kind of a fine-tune stage."""
 NETWORK_KEYS = {"hidden_size", "num_layers", "canonical_suits", "action_values"}
 SET_BY_RECIPE = {"stage", "run_name", "runs_dir", "resume", "overwrite", "config", "teacher_data", "init_checkpoint",
@@ -269,8 +268,8 @@ def finetune_stage(args: Args, folder: Path, f: Any, name: str, agents: dict[str
     init = str(f.get("init", "previous"))
     init_path = resolve(f"{{{init}}}", agents, previous, f"fine-tune {name} init")
     train = {**train_defaults(NOT_READ_BY_PPO), "stage": "ppo", **given, "rules": args.rules, "init_checkpoint": init_path, **args.network}
-    return Stage(f"{FINETUNE}_{name}", FINETUNE, {"train": train},
-                 {"checkpoint": str(folder / f"{FINETUNE}_{name}" / "checkpoints" / "latest.pt"),
+    return Stage(f"finetune_{name}", "finetune", {"train": train},
+                 {"checkpoint": str(folder / f"finetune_{name}" / "checkpoints" / "latest.pt"),
                   "agent": str(folder / "agents" / f"{name}.pt")},
                  f"{train['total_timesteps']:,} steps of PPO against {train['opponent_mix']}, KL {train['kl_coef']:g} "
                  f"toward {previous if init == 'previous' else init}")
@@ -351,11 +350,11 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
             s = stage.settings["settings"]
             specs = [spec for spec, _ in _weighted(s["behaviour"])] + ([s["rollout_agent"]] if s["label"] == "rollout" else [])
             check_named_outright(specs, "behaviour")
-        elif stage.kind in ("distill", FINETUNE):
+        elif stage.kind in ("distill", "finetune"):
             train = TrainArgs(**stage.settings["train"])
             check_numbers(train)
             check_game(train)
-            if stage.kind == FINETUNE:
+            if stage.kind == "finetune":
                 check_named_outright([spec for spec, _ in opponent_mix(train) + eval_opponents(train) if spec not in (SELF, POOL)], "finetune")
         elif stage.kind == "evaluate":
             check_bots(rules, stage.settings["bots"][1:])
@@ -464,7 +463,7 @@ def eta(run: RecipeRun, stage: Stage) -> tuple[float | None, str]:
     if not rate:
         return None, f"no rate for {key} yet"
     parallel = max(1, run.args.workers) if stage.kind in PER_WORKER else 1
-    unit = "hands/s per worker" if stage.kind in PER_WORKER else "steps/s" if stage.kind == FINETUNE else "samples/s"
+    unit = "hands/s per worker" if stage.kind in PER_WORKER else "steps/s" if stage.kind == "finetune" else "samples/s"
     return size / (rate * parallel), f"{rate:,.0f} {unit}, {whence}"
 
 
