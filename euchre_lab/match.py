@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
-from euchre_env.cards import NUM_SEATS
+from euchre_env.cards import NUM_SEATS, NUM_TRICKS
 from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.play import play
 from euchre_env.rules import Rules
@@ -42,6 +42,10 @@ from euchre_lab.backends import run_tasks
 from euchre_lab.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
 from euchre_lab.journal import Journal
 
+WHEN_NAMED = ("named", "euchred", "march", "alone", "margin")
+"""The estimates of `MatchResult.when_named`, in its order."""
+TRUMP_CALL_KEYS = tuple(f"{side}_{k}" for side in ("a", "b") for k in ("named", "euchred", "march", "alone", "named_margin"))
+"""The per-pair counts `trump_calls` adds to a hands-mode chunk's outcomes."""
 HANDS = "hands"
 GAMES = "games"
 DEFAULT_HANDS = 10_000
@@ -91,6 +95,8 @@ class MatchResult:
     """Time spent playing this match's chunks, summed over the processes that played them."""
     weights: dict[str, str] = field(default_factory=dict)
     """The sha256 of the weights each bot that plays weights played (`Agent.weights_sha256`), by bot."""
+    trump_calls: dict[str, np.ndarray] | None = None
+    """(pairs,) arrays per `trump_calls` key, summed over the pair's two hands (hands mode only)."""
 
     @property
     def num_pairs(self) -> int:
@@ -134,6 +140,22 @@ class MatchResult:
             return None
         return ratio_estimate(self.a_wins, np.full(self.num_pairs, 2), proportion=True)
 
+    def when_named(self, side: str) -> dict[str, Estimate] | None:
+        """Where the margin comes from, for the hands `side` ("a" or "b") named trump (hands mode, else None):
+        the share of hands it named, of those the share euchred, marched and played alone, and A's margin
+        on them per hand of the match (so A's margins when A and when B named add up to the margin)."""
+        calls = self.trump_calls
+        if calls is None:
+            return None
+        named = calls[f"{side}_named"]
+        return {
+            "named": ratio_estimate(named, self.hands, proportion=True),
+            "euchred": ratio_estimate(calls[f"{side}_euchred"], named, proportion=True),
+            "march": ratio_estimate(calls[f"{side}_march"], named, proportion=True),
+            "alone": ratio_estimate(calls[f"{side}_alone"], named, proportion=True),
+            "margin": ratio_estimate(calls[f"{side}_named_margin"], self.hands),
+        }
+
     @property
     def p_value(self) -> float:
         """Two-sided p-value of a zero margin."""
@@ -161,6 +183,8 @@ class MatchResult:
             "margin_per_hand": dataclasses.asdict(self.margin_per_hand),
             "point_share_a": dataclasses.asdict(self.point_share_a),
             "win_rate_a": None if win_rate is None else dataclasses.asdict(win_rate),
+            **{f"when_{side}_named_{k}": None if calls is None else dataclasses.asdict(calls[k])
+               for side in ("a", "b") for calls in [self.when_named(side)] for k in WHEN_NAMED},
             "p_value": self.p_value,
             "significant": self.significant,
             "confidence": CONFIDENCE,
@@ -185,6 +209,11 @@ class MatchResult:
         ]
         if self.win_rate_a is not None:
             lines.append(f"  A's game win rate  {self.win_rate_a.percent()}")
+        for side in ("a", "b") if self.trump_calls is not None else ():
+            w, x = self.when_named(side), side.upper()
+            lines.append(f"  {x + ' names trump':<19}{100 * w['named'].value:.1f}% of hands (euchred "
+                         f"{100 * w['euchred'].value:.1f}%, march {100 * w['march'].value:.1f}%, alone "
+                         f"{100 * w['alone'].value:.1f}%): A's margin per hand {w['margin']}")
         if self.seconds > 0:
             lines.append(f"  {self.num_hands / self.seconds:,.0f} hands/s per process ({self.seconds:.1f} s of play)")
         return "\n".join(lines)
@@ -202,7 +231,8 @@ def deal_duplicates(engine: Engine, keys: np.ndarray) -> tuple[EuchreState, np.n
 
 
 def pair_outcomes(engine: Engine, state: EuchreState, points: np.ndarray, a_team: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-pair sums over the two mirrored games of finished `state`: A's and B's points, hands, A's wins (games mode)."""
+    """Per-pair sums over the two mirrored games of finished `state`: A's and B's points, hands, and A's wins
+    (games mode) or who named trump and how it went (hands mode, `trump_calls`)."""
     m = a_team.size // 2
     games = np.arange(a_team.size)
 
@@ -217,6 +247,29 @@ def pair_outcomes(engine: Engine, state: EuchreState, points: np.ndarray, a_team
     }
     if engine.episode == EPISODE_GAME:
         out["a_wins"] = per_pair(engine.game_winner(state) == a_team)
+    else:
+        out.update({k: per_pair(v) for k, v in trump_calls(state, points, a_team).items()})
+    return out
+
+
+def trump_calls(state: EuchreState, points: np.ndarray, a_team: np.ndarray) -> dict[str, np.ndarray]:
+    """Per game of one hand each, for each side X (`a`, `b`): whether X's team named trump (`X_named`); of those
+    hands, the ones the defenders scored on (`X_euchred`), the ones X took every trick in (`X_march`) and the
+    ones X played alone (`X_alone`); and A's points minus B's on the hands X named (`X_named_margin`)."""
+    games = np.arange(a_team.size)
+    maker_team = state.maker.astype(np.int64) % 2
+    named = (state.maker >= 0) & ~state.thrown_in
+    maker_tricks = state.tricks_won[games, maker_team]
+    defenders_scored = points[games, 1 - maker_team] > 0
+    a_margin = points[games, a_team] - points[games, 1 - a_team]
+    out = {}
+    for side, team in (("a", a_team), ("b", 1 - a_team)):
+        mine = named & (maker_team == team)
+        out[f"{side}_named"] = mine
+        out[f"{side}_euchred"] = mine & defenders_scored
+        out[f"{side}_march"] = mine & (maker_tricks == NUM_TRICKS)
+        out[f"{side}_alone"] = mine & state.maker_alone
+        out[f"{side}_named_margin"] = np.where(mine, a_margin, 0)
     return out
 
 
@@ -382,7 +435,8 @@ def _match_result(
 ) -> MatchResult:
     """One pairing's chunks joined into its MatchResult."""
     seconds = sum(float(p.pop("seconds")) for p in parts)
-    joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    shared = set.intersection(*(set(p) for p in parts))   # a journal's chunks from before trump_calls lack them
+    joined = {k: np.concatenate([p[k] for p in parts]) for k in shared}
     return MatchResult(
         a=bot_label(a),
         b=bot_label(b),
@@ -397,6 +451,7 @@ def _match_result(
         a_wins=joined.get("a_wins"),
         seconds=seconds,
         weights={label: weights[label] for label in (bot_label(a), bot_label(b)) if label in weights},
+        trump_calls={k: joined[k] for k in TRUMP_CALL_KEYS} if set(TRUMP_CALL_KEYS) <= set(joined) else None,
     )
 
 

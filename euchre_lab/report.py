@@ -43,7 +43,7 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
         if key == "weights_sha256":
             row["weights_sha256_a"], row["weights_sha256_b"] = (value.get(summary[side], "") for side in ("a", "b"))
             continue
-        if isinstance(value, dict) or (value is None and key == "win_rate_a"):
+        if isinstance(value, dict) or (value is None and (key == "win_rate_a" or key.startswith("when_"))):
             for part in ("value", "se", "low", "high"):
                 row[f"{key}_{part}"] = None if value is None else value[part]
         else:
@@ -73,6 +73,8 @@ def _pair_rows(match: MatchResult) -> list[dict[str, Any]]:
         }
         if match.a_wins is not None:
             row["a_wins"] = int(match.a_wins[p])
+        for key, counts in (match.trump_calls or {}).items():
+            row[key] = int(counts[p])
         rows.append(row)
     return rows
 

@@ -17,12 +17,13 @@ import yaml
 import evaluate
 from conftest import SUBPROCESS_TIMEOUT, load_script, random_play
 from euchre_agents.base import Agent, RandomAgent, file_sha256
-from euchre_agents.registry import register
+from euchre_agents.registry import make_agent, register
 from euchre_env.engine import Engine
+from euchre_env.play import play
 from euchre_env.rules import Rules
 from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
 from euchre_lab.journal import JournalError
-from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, mode_and_pairs, play_match
+from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, mode_and_pairs, pair_outcomes, play_match
 from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
 from euchre_lab.report import save_match, save_tournament
 
@@ -321,6 +322,52 @@ def test_game_winner_is_the_team_that_reached_the_target():
     assert set(np.unique(winner)) == {0, 1}
     assert (state.score[games, winner] >= 3).all() and (state.score[games, 1 - winner] < 3).all()
     assert (Engine().game_winner(Engine().init(np.arange(1, 5, dtype=np.uint64))) == -1).all()
+
+
+def test_who_named_trump_is_counted_from_the_bids_each_side_made():
+    """The hands-mode breakdown against the bids seen at the table: a side named trump where it chose a suit,
+    went alone where it chose "alone"; the margins on each side's calls add up to the match's margin."""
+    engine = Engine(Rules(stick_the_dealer=False))   # some deals are thrown in: neither side named
+    keys = np.arange(1, 201, dtype=np.uint64) * np.uint64(7919)
+    state, a_team = deal_duplicates(engine, keys)
+    seat_bot = np.where(np.arange(4)[None, :] % 2 == a_team[:, None], 0, 1)
+    suits = np.arange(engine.pass_action + 1, engine.pass_action + 5)
+    named, alone = np.zeros((2, a_team.size), bool), np.zeros((2, a_team.size), bool)
+
+    def watch(bot_index, rows, obs, mask, actions):
+        named[bot_index, rows] |= np.isin(actions, suits)
+        alone[bot_index, rows] |= actions == engine.alone_action
+
+    bots = [make_agent("heuristic", engine, seed=1), make_agent("random", engine, seed=2)]
+    points = play(engine, state, bots, seat_bot, on_decision=watch)
+    out = pair_outcomes(engine, state, points, a_team)
+    m = keys.size
+    for side, bot in (("a", 0), ("b", 1)):
+        np.testing.assert_array_equal(out[f"{side}_named"], named[bot, :m].astype(int) + named[bot, m:])
+        np.testing.assert_array_equal(out[f"{side}_alone"], alone[bot, :m].astype(int) + alone[bot, m:])
+        assert (out[f"{side}_euchred"] + out[f"{side}_march"] <= out[f"{side}_named"]).all()
+    assert 0 < (out["a_named"] + out["b_named"]).sum() < 2 * m and out["b_alone"].sum() and out["b_euchred"].sum()
+    np.testing.assert_array_equal(out["a_named_margin"] + out["b_named_margin"], out["a_points"] - out["b_points"])
+    games = np.arange(a_team.size)
+    maker_points = points[games, state.maker % 2]
+    marched = (state.maker >= 0) & (state.tricks_won[games, state.maker % 2] == 5)
+    assert (maker_points[marched] >= 2).all() and marched.any()
+
+
+def test_a_hands_match_reports_where_its_margin_comes_from(tmp_path):
+    match = play_match(None, "heuristic", "random", hands=400, seed=3)
+    a, b = match.when_named("a"), match.when_named("b")
+    assert a["margin"].value + b["margin"].value == pytest.approx(match.margin_per_hand.value)
+    assert a["named"].value + b["named"].value == pytest.approx(1.0)   # stick the dealer: every hand is named
+    assert b["euchred"].value > a["euchred"].value   # random calls on anything
+    assert "A names trump" in match.report() and "B names trump" in match.report()
+    save_match(match, tmp_path, {"bots": ["heuristic", "random"]}, plots=False)
+    row = next(csv.DictReader((tmp_path / "pairs.csv").open()))
+    assert {"a_named", "b_euchred", "a_named_margin"} <= set(row)
+    summary = json.loads((tmp_path / "match.json").read_text())["match"]
+    assert summary["when_b_named_euchred"]["value"] == pytest.approx(b["euchred"].value)
+    games = play_match(None, "heuristic", "random", games=4, seed=3)
+    assert games.when_named("a") is None and games.summary()["when_a_named_margin"] is None
 
 
 def test_heuristic_beats_random_significantly_and_the_oracle_is_unfair():
