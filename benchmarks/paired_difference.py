@@ -6,7 +6,9 @@ Each argument is a folder written by `evaluate.py A B --seed S` (its `match.json
 matches must have the same opponent B, the same rules, mode and seed, so that they hold the same deals
 (pairs with the same key). The difference of the two margins is then estimated pair by pair, so the luck
 of the cards that both matches share cancels: its interval is narrower than that of two independent
-matches of the same size, by as much as the two bots' results on a deal are correlated (printed).
+matches of the same size, by as much as the two bots' results on a deal are correlated (printed). Where
+both folders split the margin by who named trump (hands-mode matches of evaluate.py since that split), the
+difference is split alike: on the hands A named and on the hands B named, each per hand of the match.
 """
 
 from __future__ import annotations
@@ -25,21 +27,30 @@ SAME = ("b", "mode", "seed", "rules")
 """What two matches must share to hold the same deals against the same opponent."""
 
 
-def read_match(folder: Path) -> tuple[dict, dict[str, tuple[float, float]]]:
-    """A match folder's summary and {deal key: (A's margin in points, hands)} per duplicate pair."""
+SPLIT = ("a_named_margin", "b_named_margin")
+"""pairs.csv's columns that split A's margin by who named trump."""
+
+
+def read_match(folder: Path) -> tuple[dict, dict[str, tuple[float, ...]]]:
+    """A match folder's summary and {deal key: (A's margin in points, hands[, A's margin on A's calls, on B's])}
+    per duplicate pair (the split where pairs.csv has it)."""
     try:
         summary = json.loads((folder / "match.json").read_text())["match"]
         with open(folder / "pairs.csv", newline="") as f:
-            pairs = {row["key"]: (float(row["a_points"]) - float(row["b_points"]), float(row["hands"])) for row in csv.DictReader(f)}
+            rows = list(csv.DictReader(f))
+        split = SPLIT if rows and set(SPLIT) <= set(rows[0]) else ()
+        pairs = {row["key"]: (float(row["a_points"]) - float(row["b_points"]), float(row["hands"]),
+                              *(float(row[c]) for c in split)) for row in rows}
     except (OSError, KeyError, ValueError) as e:
         raise ValueError(f"{folder} is not a match folder of evaluate.py (match.json and pairs.csv): {e}") from None
     return summary, pairs
 
 
-def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Estimate, int, float]:
+def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Estimate, int, float, list[Estimate]]:
     """Margins per hand of the two matches and their difference (first - second) over the deals both
-    played, the number of those pairs and the correlation of the two margins per pair; a ValueError if
-    they are not matches on the same deals."""
+    played, the number of those pairs, the correlation of the two margins per pair, and the difference
+    split into the hands A named and the hands B named (empty unless both matches have the split); a
+    ValueError if they are not matches on the same deals."""
     (one, pairs_one), (two, pairs_two) = read_match(first), read_match(second)
     for field in SAME:
         if one.get(field) != two.get(field):
@@ -48,13 +59,14 @@ def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Es
     keys = sorted(pairs_one.keys() & pairs_two.keys())
     if len(keys) < 2:
         raise ValueError(f"{first} and {second} share {len(keys)} deals; they need the same seed and two or more pairs")
-    m1, h1 = np.array([pairs_one[k] for k in keys]).T
-    m2, h2 = np.array([pairs_two[k] for k in keys]).T
+    one_rows, two_rows = np.array([pairs_one[k] for k in keys]), np.array([pairs_two[k] for k in keys])
+    (m1, h1), (m2, h2) = one_rows.T[:2], two_rows.T[:2]
     if not np.array_equal(h1, h2):
         raise ValueError(f"{first} and {second} played different numbers of hands on the same deals (games mode?); "
                          f"compare hands-mode matches")
     correlation = float(np.corrcoef(m1, m2)[0, 1]) if m1.std() > 0 and m2.std() > 0 else float("nan")
-    return ratio_estimate(m1, h1), ratio_estimate(m2, h2), ratio_estimate(m1 - m2, h1), len(keys), correlation
+    split = [ratio_estimate(one_rows[:, c] - two_rows[:, c], h1) for c in (2, 3)] if min(one_rows.shape[1], two_rows.shape[1]) == 4 else []
+    return ratio_estimate(m1, h1), ratio_estimate(m2, h2), ratio_estimate(m1 - m2, h1), len(keys), correlation, split
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("second", type=Path, help="match folder of the second bot against the same opponent")
     args = parser.parse_args(argv)
     try:
-        first, second, difference, pairs, correlation = paired_difference(args.first, args.second)
+        first, second, difference, pairs, correlation, split = paired_difference(args.first, args.second)
     except ValueError as e:
         print(f"paired_difference.py: error: {e}", file=sys.stderr)
         return 2
@@ -72,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.second}: margin {second} per hand")
     print(f"difference over the same {pairs} pairs: {difference} per hand, p = {two_sided_p(difference):.3g} "
           f"(the margins' correlation per pair {correlation:.2f})")
+    for who, part in zip(("A", "B"), split):
+        print(f"  of it, on the hands {who} named trump: {part} per hand, p = {two_sided_p(part):.3g}")
     return 0
 
 

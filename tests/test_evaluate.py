@@ -542,10 +542,11 @@ def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
     for a, seed in (("heuristic", 3), ("random", 3), ("random", 4)):
         match = play_match(Rules(), a, "random", hands=40, seed=seed, chunk=8)
         save_match(match, tmp_path / f"{a}_{seed}", {}, plots=False)
-    first, second, difference, pairs, _ = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
+    first, second, difference, pairs, _, (on_a_calls, on_b_calls) = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
     assert pairs == 20
     assert difference.value == pytest.approx(first.value - second.value)
     assert difference.low < difference.value < difference.high
+    assert on_a_calls.value + on_b_calls.value == pytest.approx(difference.value)
     with pytest.raises(ValueError, match="differ in seed"):
         paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_4")
     with pytest.raises(ValueError, match="is not a match folder of evaluate.py"):
@@ -567,9 +568,9 @@ def test_paired_difference_has_the_standard_error_of_the_per_pair_differences(tm
     paired = load_paired_difference()
     write_match_folder(tmp_path / "one", [2, 0, -1, 3], [2, 2, 2, 2])
     write_match_folder(tmp_path / "two", [1, 1, -2, 0], [2, 2, 2, 2])
-    first, second, difference, pairs, correlation = paired.paired_difference(tmp_path / "one", tmp_path / "two")
+    first, second, difference, pairs, correlation, split = paired.paired_difference(tmp_path / "one", tmp_path / "two")
     # differences (1, -1, 1, 3) over 8 hands: 0.5 per hand; residuals (0, -2, 0, 2); se sqrt(4/3 * 8) / 8 = 1/sqrt(6)
-    assert pairs == 4 and difference.value == 0.5
+    assert pairs == 4 and difference.value == 0.5 and split == []   # folders without the split by who named trump
     assert difference.se == pytest.approx(1 / math.sqrt(6), rel=1e-12)
     assert (first.value, second.value) == (0.5, 0.0)
     assert correlation == pytest.approx(4 / math.sqrt(60), rel=1e-12)
