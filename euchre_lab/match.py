@@ -42,7 +42,7 @@ from euchre_lab.backends import run_tasks
 from euchre_lab.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
 from euchre_lab.journal import Journal
 
-WHEN_NAMED = ("named", "euchred", "march", "alone", "margin")
+WHEN_NAMED = ("share", "euchred", "march", "alone", "margin")
 """The estimates of `MatchResult.when_named`, in its order."""
 TRUMP_CALL_KEYS = tuple(f"{side}_{k}" for side in ("a", "b") for k in ("named", "euchred", "march", "alone", "named_margin"))
 """The per-pair counts `trump_calls` adds to a hands-mode chunk's outcomes."""
@@ -149,7 +149,7 @@ class MatchResult:
             return None
         named = calls[f"{side}_named"]
         return {
-            "named": ratio_estimate(named, self.hands, proportion=True),
+            "share": ratio_estimate(named, self.hands, proportion=True),
             "euchred": ratio_estimate(calls[f"{side}_euchred"], named, proportion=True),
             "march": ratio_estimate(calls[f"{side}_march"], named, proportion=True),
             "alone": ratio_estimate(calls[f"{side}_alone"], named, proportion=True),
@@ -211,7 +211,7 @@ class MatchResult:
             lines.append(f"  A's game win rate  {self.win_rate_a.percent()}")
         for side in ("a", "b") if self.trump_calls is not None else ():
             w, x = self.when_named(side), side.upper()
-            lines.append(f"  {x + ' names trump':<19}{100 * w['named'].value:.1f}% of hands (euchred "
+            lines.append(f"  {x + ' names trump':<19}{100 * w['share'].value:.1f}% of hands (euchred "
                          f"{100 * w['euchred'].value:.1f}%, march {100 * w['march'].value:.1f}%, alone "
                          f"{100 * w['alone'].value:.1f}%): A's margin per hand {w['margin']}")
         if self.seconds > 0:

@@ -94,7 +94,6 @@ RUN_LEVEL = ("config", "stage", "run_name", "runs_dir", "resume", "overwrite", "
 COMMAND_LINE_ONLY = ("overwrite", "resume")
 ROUND_KEYS = {"name", "teacher", "distill", "data", "init"}
 FINETUNE_KEYS = {"name", "ppo", "init"}
-"""The kind of a fine-tune stage."""
 NETWORK_KEYS = {"hidden_size", "num_layers", "canonical_suits", "action_values"}
 SET_BY_RECIPE = {"stage", "run_name", "runs_dir", "resume", "overwrite", "config", "teacher_data", "init_checkpoint",
                  "progress", "device", "torch_threads", "rules", *NETWORK_KEYS}

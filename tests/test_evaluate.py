@@ -358,7 +358,7 @@ def test_a_hands_match_reports_where_its_margin_comes_from(tmp_path):
     match = play_match(None, "heuristic", "random", hands=400, seed=3)
     a, b = match.when_named("a"), match.when_named("b")
     assert a["margin"].value + b["margin"].value == pytest.approx(match.margin_per_hand.value)
-    assert a["named"].value + b["named"].value == pytest.approx(1.0)   # stick the dealer: every hand is named
+    assert a["share"].value + b["share"].value == pytest.approx(1.0)   # stick the dealer: every hand is named
     assert b["euchred"].value > a["euchred"].value   # random calls on anything
     assert "A names trump" in match.report() and "B names trump" in match.report()
     save_match(match, tmp_path, {"bots": ["heuristic", "random"]}, plots=False)
