@@ -542,7 +542,8 @@ def test_paired_difference_compares_two_bots_on_the_same_deals(tmp_path):
     for a, seed in (("heuristic", 3), ("random", 3), ("random", 4)):
         match = play_match(Rules(), a, "random", hands=40, seed=seed, chunk=8)
         save_match(match, tmp_path / f"{a}_{seed}", {}, plots=False)
-    first, second, difference, pairs, _, (on_a_calls, on_b_calls) = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
+    first, second, difference, pairs, _, split = paired.paired_difference(tmp_path / "heuristic_3", tmp_path / "random_3")
+    on_a_calls, on_b_calls = split
     assert pairs == 20
     assert difference.value == pytest.approx(first.value - second.value)
     assert difference.low < difference.value < difference.high
