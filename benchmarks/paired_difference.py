@@ -66,7 +66,7 @@ def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Es
                          f"compare hands-mode matches")
     correlation = float(np.corrcoef(m1, m2)[0, 1]) if m1.std() > 0 and m2.std() > 0 else float("nan")
     both_split = one_rows.shape[1] == two_rows.shape[1] == 2 + len(SPLIT)
-    split = [ratio_estimate(one_rows[:, c] - two_rows[:, c], h1) for c in (2, 3)] if both_split else []
+    split = [ratio_estimate(one_rows[:, c] - two_rows[:, c], h1) for c in range(2, 2 + len(SPLIT))] if both_split else []
     return ratio_estimate(m1, h1), ratio_estimate(m2, h2), ratio_estimate(m1 - m2, h1), len(keys), correlation, split
 
 

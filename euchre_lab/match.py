@@ -44,7 +44,11 @@ from euchre_lab.journal import Journal
 
 WHEN_NAMED = ("share", "euchred", "march", "alone", "margin")
 """The estimates of `MatchResult.when_named`, in its order."""
-TRUMP_CALL_KEYS = tuple(f"{side}_{k}" for side in ("a", "b") for k in ("named", "euchred", "march", "alone", "named_margin"))
+OPTIONAL_ESTIMATES = ("win_rate_a", *(f"when_{side}_named_{k}" for side in ("a", "b") for k in WHEN_NAMED))
+"""The estimates of a match's summary that are None in one of the two modes."""
+CALL_COUNTS = ("named", "euchred", "march", "alone", "named_margin")
+"""What `trump_calls` counts for each side, in its order."""
+TRUMP_CALL_KEYS = tuple(f"{side}_{k}" for side in ("a", "b") for k in CALL_COUNTS)
 """The per-pair counts `trump_calls` adds to a hands-mode chunk's outcomes."""
 HANDS = "hands"
 GAMES = "games"
@@ -265,11 +269,9 @@ def trump_calls(state: EuchreState, points: np.ndarray, a_team: np.ndarray) -> d
     out = {}
     for side, team in (("a", a_team), ("b", 1 - a_team)):
         mine = named & (maker_team == team)
-        out[f"{side}_named"] = mine
-        out[f"{side}_euchred"] = mine & defenders_scored
-        out[f"{side}_march"] = mine & (maker_tricks == NUM_TRICKS)
-        out[f"{side}_alone"] = mine & state.maker_alone
-        out[f"{side}_named_margin"] = np.where(mine, a_margin, 0)
+        counts = (mine, mine & defenders_scored, mine & (maker_tricks == NUM_TRICKS), mine & state.maker_alone,
+                  np.where(mine, a_margin, 0))
+        out.update(zip((f"{side}_{k}" for k in CALL_COUNTS), counts))
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from euchre_lab.estimates import CONFIDENCE, Z, running_ratio_estimate
-from euchre_lab.match import MatchResult, rules_label
+from euchre_lab.match import OPTIONAL_ESTIMATES, MatchResult, rules_label
 from euchre_lab.ratings import ELO_MEAN, Ratings, Tournament
 
 
@@ -43,7 +43,7 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
         if key == "weights_sha256":
             row["weights_sha256_a"], row["weights_sha256_b"] = (value.get(summary[side], "") for side in ("a", "b"))
             continue
-        if isinstance(value, dict) or (value is None and (key == "win_rate_a" or key.startswith("when_"))):
+        if isinstance(value, dict) or (value is None and key in OPTIONAL_ESTIMATES):
             for part in ("value", "se", "low", "high"):
                 row[f"{key}_{part}"] = None if value is None else value[part]
         else:
