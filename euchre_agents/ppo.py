@@ -16,7 +16,7 @@ import hashlib
 import io
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import torch
@@ -499,10 +499,11 @@ class PPOAgent(Agent):
         return torch.softmax(logits.double(), dim=-1).cpu().numpy()
 
 
-def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int = 0) -> None:
+def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None, seed: int = 0) -> None:
     """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states, but its
     own checksum), in this version's observation layout; with `hidden_size`, the same function in a wider network
-    (`widen_network`), for train.py's --init-checkpoint."""
+    (`widen_network`), for train.py's --init-checkpoint. `dst` is a path or a binary file; the bytes are the same
+    for either and whatever the file is named, so one checkpoint always exports to one sha256."""
     checkpoint = read_checkpoint(src, PLAY)
     policy = {k: checkpoint[k] for k in POLICY_KEYS}
     engine = Engine(Rules.from_dict(checkpoint["rules"]))
@@ -513,7 +514,11 @@ def export_policy(src: str, dst: str, hidden_size: int | None = None, seed: int 
     if hidden_size is not None:
         policy["model"] = widen_network(build_network(policy, engine), engine, hidden_size, seed).state_dict()
         policy["model_kwargs"] = dict(checkpoint["model_kwargs"], hidden_size=hidden_size)
-    torch.save(with_checksum(policy), dst)
+    if isinstance(dst, (str, Path)):
+        with open(dst, "wb") as f:
+            torch.save(with_checksum(policy), f)   # saved to a path, the archive's folder is named after the file
+    else:
+        torch.save(with_checksum(policy), dst)
 
 
 SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()

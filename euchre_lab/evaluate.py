@@ -205,14 +205,8 @@ def play(args: Args, rules: Rules, options: dict[str, Any], chunks: Path) -> tup
 def play_continuing(args: Args, rules: Rules, options: dict[str, Any], chunks: Path) -> tuple[Any, int, int]:
     """`play`, reading back the finished chunks a stopped run of the same command left in `chunks` (with
     --overwrite, another match's chunks there are dropped first): the result, its hands, the chunks read back."""
-    read_back = journal.finished_chunks(chunks)
-    try:
-        return (*play(args, rules, options, chunks), read_back)
-    except journal.JournalError:  # raised before any chunk is played
-        if not args.overwrite:
-            raise
-    journal.remove(chunks)
-    return (*play(args, rules, options, chunks), 0)
+    (result, hands), read_back = journal.play_continuing(chunks, lambda: play(args, rules, options, chunks), args.overwrite)
+    return result, hands, read_back
 
 
 def checked_options(argv: Sequence[str] | None) -> tuple[Args, Rules, dict[str, Any], dict[str, Any], Path]:

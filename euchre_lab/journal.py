@@ -5,6 +5,7 @@ index (`euchre_lab.match`), so a chunk read back is the chunk that would be play
     journal = Journal(folder, identity)   # refuses a folder that holds the chunks of another match
     journal.load(match, index)            # a finished chunk's outcomes, or None
     journal.save(match, index, outcomes)  # written atomically as the chunk arrives
+    play_continuing(folder, play, drop_other)  # a match played through its journal; the chunks it read back
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import json
 import shutil
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
 from euchre_lab.cli import write_atomic
+
+Result = TypeVar("Result")
 
 IDENTITY = "journal.json"
 FORMAT = "euchre-match-journal-v1"
@@ -78,3 +81,17 @@ def finished_chunks(folder: str | Path) -> int:
 def remove(folder: str | Path) -> None:
     """Delete a journal folder (once its match's results are written)."""
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def play_continuing(folder: str | Path, play: Callable[[], Result], drop_other: bool) -> tuple[Result, int]:
+    """`play()` (a match or round robin keeping its chunks in `folder`) and how many chunks it read back from a
+    stopped attempt. A journal of another match there raises JournalError before any chunk is played, or with
+    `drop_other` is deleted and the match played from the start."""
+    read_back = finished_chunks(folder)
+    try:
+        return play(), read_back
+    except JournalError:
+        if not drop_other:
+            raise
+    remove(folder)
+    return play(), 0

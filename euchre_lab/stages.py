@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,13 +166,7 @@ def export_agent(checkpoint: Path, dst: Path) -> None:
     """The play-only policy of a training checkpoint (`euchre_agents.ppo.export_policy`), written atomically."""
     from euchre_agents.ppo import export_policy
 
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    try:
-        export_policy(str(checkpoint), str(tmp))
-        os.replace(tmp, dst)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomic(dst, lambda f: export_policy(str(checkpoint), f))
 
 
 def run_export(stage: Stage, run: Any) -> dict[str, Any]:

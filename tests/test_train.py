@@ -196,6 +196,17 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
         make_agent(f"ppo:{exported}", Engine(Rules(deck=32)))
 
 
+def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny_run, tmp_path):
+    from euchre_agents.base import file_sha256
+    from euchre_agents.ppo import export_policy
+    from euchre_lab.stages import export_agent
+
+    path = tiny_run / "checkpoints" / "latest.pt"
+    export_policy(str(path), str(tmp_path / "policy.pt"))
+    export_agent(path, tmp_path / "elsewhere" / "agent.pt")   # through a temp file of another name
+    assert file_sha256(tmp_path / "policy.pt") == file_sha256(tmp_path / "elsewhere" / "agent.pt")
+
+
 def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
     from euchre_agents.ppo import check_compatible, export_policy, load_checkpoint
 
