@@ -499,11 +499,9 @@ class PPOAgent(Agent):
         return torch.softmax(logits.double(), dim=-1).cpu().numpy()
 
 
-def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None, seed: int = 0) -> None:
-    """Write a play-only copy of a train.py checkpoint (no optimizer, pool, games or RNG states, but its
-    own checksum), in this version's observation layout; with `hidden_size`, the same function in a wider network
-    (`widen_network`), for train.py's --init-checkpoint. `dst` is a path or a binary file; the bytes are the same
-    for either and whatever the file is named, so one checkpoint always exports to one sha256."""
+def play_policy(src: str) -> dict[str, Any]:
+    """The play-only contents of a train.py checkpoint (no optimizer, pool, games or RNG states), in this
+    version's observation layout."""
     checkpoint = read_checkpoint(src, PLAY)
     policy = {k: checkpoint[k] for k in POLICY_KEYS}
     engine = Engine(Rules.from_dict(checkpoint["rules"]))
@@ -511,14 +509,45 @@ def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None
     policy["model"] = dict(checkpoint["model"])
     _relayout_first_layer(policy["model"], checkpoint["observation"], engine)
     policy["observation"] = observation_signature(engine)
-    if hidden_size is not None:
-        policy["model"] = widen_network(build_network(policy, engine), engine, hidden_size, seed).state_dict()
-        policy["model_kwargs"] = dict(checkpoint["model_kwargs"], hidden_size=hidden_size)
+    return policy
+
+
+def save_policy(policy: dict[str, Any], dst: str | IO[bytes]) -> None:
+    """Write `play_policy`'s contents with their checksum to a path or a binary file: the same bytes for either
+    and whatever the file is named, so one policy always has one sha256."""
     if isinstance(dst, (str, Path)):
         with open(dst, "wb") as f:
             torch.save(with_checksum(policy), f)   # saved to a path, the archive's folder is named after the file
     else:
         torch.save(with_checksum(policy), dst)
+
+
+def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None, seed: int = 0) -> None:
+    """Write a play-only copy of a train.py checkpoint (`play_policy`, with its own checksum); with
+    `hidden_size`, the same function in a wider network (`widen_network`), for train.py's --init-checkpoint."""
+    policy = play_policy(src)
+    if hidden_size is not None:
+        engine = Engine(Rules.from_dict(policy["rules"]))
+        policy["model"] = widen_network(build_network(policy, engine), engine, hidden_size, seed).state_dict()
+        policy["model_kwargs"] = dict(policy["model_kwargs"], hidden_size=hidden_size)
+    save_policy(policy, dst)
+
+
+def average_policies(srcs: list[str], dst: str | IO[bytes]) -> None:
+    """Write the play-only policy whose every weight is the mean of the checkpoints' (a "model soup"): meaningful
+    for networks fine-tuned from one start, which stay close in weight space. The checkpoints must share their
+    rules, observations and network shape (a ValueError names the first that does not); the rest is the first's."""
+    policies = [play_policy(src) for src in srcs]
+    first = policies[0]
+    for src, policy in zip(srcs[1:], policies[1:]):
+        for key in ("rules", "observation", "model_kwargs"):
+            if policy[key] != first[key]:
+                raise ValueError(f"checkpoint {src!r} has other {key} than {srcs[0]!r}; average only fine-tunes of one network")
+        shapes = {k: tuple(v.shape) for k, v in policy["model"].items()}
+        if shapes != {k: tuple(v.shape) for k, v in first["model"].items()}:
+            raise ValueError(f"checkpoint {src!r} has other layers than {srcs[0]!r}; average only fine-tunes of one network")
+    model = {k: torch.stack([p["model"][k].float() for p in policies]).mean(0).to(v.dtype) for k, v in first["model"].items()}
+    save_policy(dict(first, model=model), dst)
 
 
 SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()
@@ -563,14 +592,22 @@ def _temperature(values: list[str], sample: bool) -> float:
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(description="Export a play-only policy from a train.py checkpoint.")
-    parser.add_argument("src", help="checkpoint written by train.py")
+    prog = "python -m euchre_agents.ppo"
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Export a play-only policy from a train.py checkpoint; from several, the mean of their weights.")
+    parser.error = lambda message: parser.exit(2, f"{prog}: error: {message} ({prog} --help)\n")  # one line, no usage
+    parser.add_argument("src", nargs="+", help="checkpoint written by train.py; several: fine-tunes of one network, averaged")
     parser.add_argument("dst", help="where to write the policy")
     parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
     parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
-    cli = parser.parse_args()
+    cli = parser.parse_intermixed_args()
+    if len(cli.src) > 1 and cli.hidden_size is not None:
+        parser.error("--hidden-size widens one checkpoint; give one src, or drop it")
     try:
-        export_policy(cli.src, cli.dst, cli.hidden_size, cli.seed)
+        if len(cli.src) > 1:
+            average_policies(cli.src, cli.dst)
+        else:
+            export_policy(cli.src[0], cli.dst, cli.hidden_size, cli.seed)
     except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
-        parser.exit(2, f"python -m euchre_agents.ppo: error: {e}\n")
+        parser.exit(2, f"{prog}: error: {e}\n")
     print(f"wrote {cli.dst}")

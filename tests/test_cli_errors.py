@@ -266,13 +266,20 @@ def test_the_recipe_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
     assert not runs.exists()
 
 
-def test_export_refuses_a_bad_checkpoint_in_one_line(scratch):
+@pytest.mark.parametrize("arguments, says", [
+    (["FILES/empty.pt"], "checkpoint "),
+    (["checkpoints/euchre_ppo.pt", "checkpoints/ppo_selfplay.pt"],
+     "checkpoint 'checkpoints/ppo_selfplay.pt' has other model_kwargs than 'checkpoints/euchre_ppo.pt'; average only fine-tunes"),
+    (["checkpoints/euchre_ppo.pt", "checkpoints/euchre_ppo.pt", "--hidden-size", "600"],
+     "--hidden-size widens one checkpoint; give one src, or drop it"),
+])
+def test_export_refuses_a_bad_checkpoint_or_average_in_one_line(scratch, arguments, says):
     done = subprocess.run(
-        [sys.executable, "-m", "euchre_agents.ppo", str(scratch / "files" / "empty.pt"), str(scratch / "out.pt")],
+        [sys.executable, "-m", "euchre_agents.ppo", *(filled(a, scratch) for a in arguments), str(scratch / "out.pt")],
         cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith("python -m euchre_agents.ppo: error: checkpoint ") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"python -m euchre_agents.ppo: error: {says}") and done.stderr.count("\n") == 1, done.stderr
     assert not (scratch / "out.pt").exists()
 
 

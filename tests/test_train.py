@@ -17,6 +17,7 @@ import yaml
 import train
 from conftest import SUBPROCESS_TIMEOUT
 from test_checkpoint_integrity import flip_tensor_bytes
+from euchre_agents.base import file_sha256
 from euchre_agents.registry import make_agent
 from euchre_agents.ppo import CHECKSUM, ActorCritic, CheckpointMismatchError, PPOAgent, read_checkpoint
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
@@ -197,7 +198,6 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
 
 
 def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny_run, tmp_path):
-    from euchre_agents.base import file_sha256
     from euchre_agents.ppo import export_policy
     from euchre_lab.stages import export_agent
 
@@ -205,6 +205,24 @@ def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny
     export_policy(str(path), str(tmp_path / "policy.pt"))
     export_agent(path, tmp_path / "elsewhere" / "agent.pt")   # through a temp file of another name
     assert file_sha256(tmp_path / "policy.pt") == file_sha256(tmp_path / "elsewhere" / "agent.pt")
+
+
+def test_an_average_of_checkpoints_holds_the_mean_of_their_weights_and_plays(tiny_run, tmp_path):
+    from euchre_agents.ppo import average_policies, export_policy, load_checkpoint
+
+    path = tiny_run / "checkpoints" / "latest.pt"
+    first = load_checkpoint(str(tiny_run / "checkpoints" / "update_000001.pt"))["model"]
+    latest = load_checkpoint(str(path))["model"]
+    average_policies([str(tiny_run / "checkpoints" / "update_000001.pt"), str(path)], str(tmp_path / "soup.pt"))
+    soup = read_checkpoint(str(tmp_path / "soup.pt"))["model"]
+    for name, weights in soup.items():
+        torch.testing.assert_close(weights, (first[name] + latest[name]) / 2)
+    average_policies([str(path), str(path)], str(tmp_path / "same.pt"))
+    export_policy(str(path), str(tmp_path / "exported.pt"))
+    assert file_sha256(tmp_path / "same.pt") == file_sha256(tmp_path / "exported.pt")
+    engine = Engine()
+    state = engine.init(game_keys(3, 64))
+    assert make_agent(f"ppo:{tmp_path / 'soup.pt'}", engine).act(engine.observe(state), state.legal).shape == (64,)
 
 
 def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
