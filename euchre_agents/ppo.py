@@ -600,7 +600,7 @@ if __name__ == "__main__":
     parser.add_argument("dst", help="where to write the policy")
     parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
     parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
-    cli = parser.parse_intermixed_args()
+    cli = parser.parse_args()
     if len(cli.src) > 1 and cli.hidden_size is not None:
         parser.error("--hidden-size widens one checkpoint; give one src, or drop it")
     try:
