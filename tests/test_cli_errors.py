@@ -266,16 +266,16 @@ def test_the_recipe_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
     assert not runs.exists()
 
 
-@pytest.mark.parametrize("arguments, says", [
-    (["FILES/empty.pt"], "checkpoint "),
-    (["checkpoints/euchre_ppo.pt", "checkpoints/ppo_selfplay.pt"],
+@pytest.mark.parametrize("sources, flags, says", [
+    (["FILES/empty.pt"], [], "checkpoint "),
+    (["checkpoints/euchre_ppo.pt", "checkpoints/ppo_selfplay.pt"], [],
      "checkpoint 'checkpoints/ppo_selfplay.pt' has other model_kwargs than 'checkpoints/euchre_ppo.pt'; average only fine-tunes"),
-    (["checkpoints/euchre_ppo.pt", "checkpoints/euchre_ppo.pt"], "--hidden-size widens one checkpoint; give one src, or drop it"),
+    (["checkpoints/euchre_ppo.pt", "checkpoints/euchre_ppo.pt"], ["--hidden-size", "600"],
+     "--hidden-size widens one checkpoint; give one src, or drop it"),
 ])
-def test_export_refuses_a_bad_checkpoint_or_average_in_one_line(scratch, arguments, says):
-    widen = ["--hidden-size", "600"] if "--hidden-size" in says else []
+def test_export_refuses_a_bad_checkpoint_or_average_in_one_line(scratch, sources, flags, says):
     done = subprocess.run(
-        [sys.executable, "-m", "euchre_agents.ppo", *(filled(a, scratch) for a in arguments), str(scratch / "out.pt"), *widen],
+        [sys.executable, "-m", "euchre_agents.ppo", *(filled(a, scratch) for a in sources), str(scratch / "out.pt"), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
