@@ -536,16 +536,14 @@ def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None
 def average_policies(srcs: list[str], dst: str | IO[bytes]) -> None:
     """Write the play-only policy whose every weight is the mean of the checkpoints' (a "model soup"): meaningful
     for networks fine-tuned from one start, which stay close in weight space. The checkpoints must share their
-    rules, observations and network shape (a ValueError names the first that does not); the rest is the first's."""
+    rules, observations and network shape (model_kwargs, from which `build_network` makes every layer; a ValueError
+    names the first that does not); the rest is the first's."""
     policies = [play_policy(src) for src in srcs]
     first = policies[0]
     for src, policy in zip(srcs[1:], policies[1:]):
         for key in ("rules", "observation", "model_kwargs"):
             if policy[key] != first[key]:
                 raise ValueError(f"checkpoint {src!r} has other {key} than {srcs[0]!r}; average only fine-tunes of one network")
-        shapes = {k: tuple(v.shape) for k, v in policy["model"].items()}
-        if shapes != {k: tuple(v.shape) for k, v in first["model"].items()}:
-            raise ValueError(f"checkpoint {src!r} has other layers than {srcs[0]!r}; average only fine-tunes of one network")
     model = {k: torch.stack([p["model"][k].float() for p in policies]).mean(0).to(v.dtype) for k, v in first["model"].items()}
     save_policy(dict(first, model=model), dst)
 
