@@ -108,6 +108,23 @@ def test_resume_continues_with_the_same_next_batch(tiny_run, tmp_path):
         assert torch.equal(weights, again["model"][name]), name
 
 
+def test_a_finished_run_resumed_with_a_larger_budget_trains_on_with_the_rate_annealed_to_the_new_end(tiny_run, tmp_path):
+    longer = run_train(
+        "--resume", str(tiny_run / "checkpoints" / "latest.pt"), "--total-timesteps", "2560", "--runs-dir", str(tmp_path),
+        "--run-name", "longer",
+    )
+    assert longer.returncode == 0, longer.stderr
+    checkpoints = tmp_path / "longer" / "checkpoints"
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["latest.pt", "update_000004.pt", "update_000005.pt"]
+    assert torch.load(checkpoints / "latest.pt", weights_only=True)["global_step"] == 2560
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "longer")).Reload()
+    rates = [(e.step, e.value) for e in events.Scalars("charts/learning_rate")]
+    assert [step for step, _ in rates] == [2048, 2560]
+    assert [rate for _, rate in rates] == pytest.approx([3e-4 * (1 - 3 / 5), 3e-4 * (1 - 4 / 5)])
+
+
 def test_resume_refuses_flipped_weights_naming_the_newest_good_checkpoint_and_clears_stale_temp_files(tiny_run, tmp_path):
     runs = tmp_path / "runs"
     shutil.copytree(tiny_run, runs / "tiny")
