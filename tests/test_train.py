@@ -38,12 +38,17 @@ def run_train(*flags: str) -> subprocess.CompletedProcess:
     )
 
 
-def scalars(run_dir: Path) -> dict[str, list[int]]:
-    """TensorBoard scalar tag -> the steps it was logged at."""
+def scalar_events(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
+    """TensorBoard scalar tag -> (step, value) of each time it was logged."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(str(run_dir)).Reload()
-    return {tag: [e.step for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+    return {tag: [(e.step, e.value) for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+def scalars(run_dir: Path) -> dict[str, list[int]]:
+    """TensorBoard scalar tag -> the steps it was logged at."""
+    return {tag: [step for step, _ in logged] for tag, logged in scalar_events(run_dir).items()}
 
 
 @pytest.fixture(scope="session")
@@ -117,12 +122,10 @@ def test_a_finished_run_resumed_with_a_larger_budget_trains_on_with_the_rate_ann
     checkpoints = tmp_path / "longer" / "checkpoints"
     assert sorted(p.name for p in checkpoints.iterdir()) == ["latest.pt", "update_000004.pt", "update_000005.pt"]
     assert torch.load(checkpoints / "latest.pt", weights_only=True)["global_step"] == 2560
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    events = EventAccumulator(str(tmp_path / "longer")).Reload()
-    rates = [(e.step, e.value) for e in events.Scalars("charts/learning_rate")]
+    rates = scalar_events(tmp_path / "longer")["charts/learning_rate"]
     assert [step for step, _ in rates] == [2048, 2560]
-    assert [rate for _, rate in rates] == pytest.approx([3e-4 * (1 - 3 / 5), 3e-4 * (1 - 4 / 5)])
+    start = train_options.Args().learning_rate
+    assert [rate for _, rate in rates] == pytest.approx([start * (1 - 3 / 5), start * (1 - 4 / 5)])
 
 
 def test_resume_refuses_flipped_weights_naming_the_newest_good_checkpoint_and_clears_stale_temp_files(tiny_run, tmp_path):
