@@ -22,6 +22,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
 from euchre_env.cards import NUM_SUITS, SUIT_OFFSET, same_colour_suit
 from euchre_env.engine import Engine
@@ -513,11 +514,10 @@ def play_policy(src: str) -> dict[str, Any]:
 
 
 def save_policy(policy: dict[str, Any], dst: str | IO[bytes]) -> None:
-    """Write `play_policy`'s contents with their checksum to a path or a binary file: the same bytes for either
-    and whatever the file is named, so one policy always has one sha256."""
-    if isinstance(dst, (str, Path)):
-        with open(dst, "wb") as f:
-            torch.save(with_checksum(policy), f)   # saved to a path, the archive's folder is named after the file
+    """Write `play_policy`'s contents with their checksum to a path (atomically) or a binary file: the same
+    bytes for either and whatever the file is named, so one policy always has one sha256."""
+    if isinstance(dst, (str, Path)):   # through a file object: saved to a path, the archive's folder is named after the file
+        write_atomic(Path(dst), lambda f: torch.save(with_checksum(policy), f))
     else:
         torch.save(with_checksum(policy), dst)
 

@@ -34,13 +34,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
-import os
 import signal
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.pimc import OracleAgent, Searcher
@@ -317,22 +317,12 @@ def _differences(saved: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _write_atomic(path: Path, write) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the lab's remove_stale_temp_files clears it after a kill
-    write(tmp)
-    os.replace(tmp, path)
-
-
 def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    _write_atomic(folder / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1)))
+    write_atomic(folder / MANIFEST, lambda f: f.write(json.dumps(manifest, indent=1).encode()))
 
 
 def _write_shard(folder: Path, shard: int, data: dict[str, np.ndarray]) -> None:
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **data)
-
-    _write_atomic(shard_path(folder, shard), write)
+    write_atomic(shard_path(folder, shard), lambda f: np.savez_compressed(f, **data))
 
 
 _WORKER: ShardPlayer | None = None

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
 from euchre_agents.ppo import CHECKPOINT_FORMAT, NUMBERED, observation_signature, with_checksum
 from euchre_env import Engine, EuchreState
-from euchre_lab.cli import write_atomic
 
 LATEST = "latest.pt"
 

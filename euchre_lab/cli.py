@@ -11,8 +11,8 @@ defaults < preset < command line. Shared grammar, once:
   `left_of_dealer`) or YAML mappings (`"{deck: 32, joker: true}"`), whatever `Rules` accepts;
 - every bad input is one line, `TOOL: error: ...`, and exit status 2 (`OneLineErrorParser`, `fail`).
 
-`write_atomic` is how a tool writes a file that must never be seen half written; `remove_stale_temp_files`
-clears what an interrupted one (`kill -9`) leaves behind when a tool starts again.
+`remove_stale_temp_files` clears what an interrupted atomic write (`euchre_agents.atomic.write_atomic`,
+killed with `kill -9`) leaves behind when a tool starts again.
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ import argparse
 import ast
 import dataclasses
 import inspect
-import os
 import sys
-import tempfile
 import textwrap
 import types
 import typing
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import Any, Sequence
 
 import yaml
 
+from euchre_agents.atomic import TEMP_FILES
 from euchre_lab.invocation import help_command, tool_name
 from euchre_lab.presets import read_preset
 
@@ -281,34 +280,6 @@ def fail(script: str, error: BaseException | str) -> int:
 
 
 # ---------------------------------------------------------------- files
-
-
-TEMP_FILES = ".*.tmp"
-"""The temp files of an atomic write (`.NAME.<random suffix>.tmp`, renamed over NAME once complete)."""
-
-
-def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
-    """Write `path` so that it is never seen half written: `write` fills a temp file in the same folder,
-    which is flushed to disk and renamed over `path` (the folder synced after)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def remove_stale_temp_files(folder: Path, script: str, recursive: bool = False) -> int:

@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from euchre_lab.cli import write_atomic
+from euchre_agents.atomic import write_atomic
 
 Result = TypeVar("Result")
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from euchre_agents.atomic import write_atomic
 from euchre_env.extras import require
 from euchre_lab.cli import (OptionError, fail, given_options, layered, option_parser, option_types, read_options,
-                            remove_stale_temp_files, write_atomic)
+                            remove_stale_temp_files)
 from euchre_lab.presets import read_preset
 from euchre_lab.stages import PER_WORKER, RUNNERS, Stage, card_text, duration, rate_key, work_size, write_text
 

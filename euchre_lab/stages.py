@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from euchre_agents.atomic import write_atomic
 from euchre_agents.base import file_sha256
 from euchre_env import Rules
-from euchre_lab.cli import write_atomic
 
 DECISIONS_PER_HAND = 16.6
 """Labelled decisions per hand of teacher data (3,304,332 in 198,144 hands in the shipped agent's first round); sizes a distillation

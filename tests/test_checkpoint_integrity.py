@@ -17,6 +17,7 @@ import torch
 
 from conftest import SUBPROCESS_TIMEOUT
 from euchre_agents.base import file_sha256
+from euchre_agents.atomic import TEMP_FILES, write_atomic
 from euchre_agents.ppo import (
     CHECKSUM,
     CheckpointError,
@@ -26,7 +27,7 @@ from euchre_agents.ppo import (
     with_checksum,
 )
 from euchre_env import Engine
-from euchre_lab.cli import TEMP_FILES, remove_stale_temp_files
+from euchre_lab.cli import remove_stale_temp_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "checkpoints" / "ppo_selfplay.pt"
@@ -182,21 +183,49 @@ def test_a_damaged_checkpoint_names_the_newest_numbered_one_beside_it_that_verif
 # ---------------------------------------------------------------- temp files
 
 
-KILLED_WRITES = {
-    "write_atomic": "from euchre_lab.cli import write_atomic\n"
-                    "write_atomic(Path(sys.argv[1]), lambda f: (f.write(b'half'), f.flush(), os.kill(os.getpid(), signal.SIGKILL)))",
-    "teacher": "from euchre_agents.teacher import _write_atomic\n"
-               "_write_atomic(Path(sys.argv[1]), lambda tmp: (tmp.write_bytes(b'half'), os.kill(os.getpid(), signal.SIGKILL)))",
-}
-"""An atomic write killed (SIGKILL) half way, by each writer that names its temp files by `TEMP_FILES`."""
+def test_write_atomic_replaces_a_file_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "deep" / "file.bin"
+    write_atomic(path, lambda f: f.write(b"first"))
+    assert path.read_bytes() == b"first"
+
+    def half_then_fail(f):
+        f.write(b"half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_atomic(path, half_then_fail)
+    assert path.read_bytes() == b"first"
+    assert [p.name for p in path.parent.iterdir()] == ["file.bin"]  # no temp file left behind
 
 
-@pytest.mark.parametrize("writer", list(KILLED_WRITES))
-def test_the_temp_file_of_a_killed_write_is_removed_at_the_next_start(writer, tmp_path, capsys):
+def test_a_policy_saved_to_a_path_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from euchre_agents import ppo
+
+    path = tmp_path / "agent.pt"
+    policy = ppo.play_policy(str(SMALL))
+    ppo.save_policy(policy, str(path))
+    saved = path.read_bytes()
+
+    def half_then_fail(obj, f):
+        f.write(saved[: len(saved) // 2])
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ppo.torch, "save", half_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        ppo.save_policy(policy, str(path))
+    assert path.read_bytes() == saved and [p.name for p in tmp_path.iterdir()] == ["agent.pt"]
+
+
+KILLED_WRITE = ("import os, signal, sys\nfrom pathlib import Path\nfrom euchre_agents.atomic import write_atomic\n"
+                "write_atomic(Path(sys.argv[1]), lambda f: (f.write(b'half'), f.flush(), os.kill(os.getpid(), signal.SIGKILL)))")
+"""An atomic write killed (SIGKILL) half way."""
+
+
+def test_the_temp_file_of_a_killed_write_is_removed_at_the_next_start(tmp_path, capsys):
     target = tmp_path / "checkpoints" / "latest.pt"
     target.parent.mkdir()
     target.write_bytes(b"the last complete checkpoint")
-    code = "import os, signal, sys\nfrom pathlib import Path\n" + KILLED_WRITES[writer]
+    code = KILLED_WRITE
     killed = subprocess.run([sys.executable, "-c", code, str(target)], cwd=ROOT, capture_output=True, timeout=SUBPROCESS_TIMEOUT)
     assert killed.returncode == -9, killed.stderr
     left = list(target.parent.glob(TEMP_FILES))

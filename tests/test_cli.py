@@ -91,21 +91,6 @@ def test_a_preset_is_checked_against_the_options(tmp_path):
         cli.read_options(str(tmp_path / "out.yaml"), Options, "x.yaml", command_line_only=("out",))
 
 
-def test_write_atomic_replaces_a_file_whole_or_not_at_all(tmp_path):
-    path = tmp_path / "deep" / "file.bin"
-    cli.write_atomic(path, lambda f: f.write(b"first"))
-    assert path.read_bytes() == b"first"
-
-    def half_then_fail(f):
-        f.write(b"half")
-        raise RuntimeError("disk full")
-
-    with pytest.raises(RuntimeError, match="disk full"):
-        cli.write_atomic(path, half_then_fail)
-    assert path.read_bytes() == b"first"
-    assert [p.name for p in path.parent.iterdir()] == ["file.bin"]  # no temp file left behind
-
-
 def test_train_and_evaluate_options_are_all_documented():
     for cls in (evaluate.Args, TrainArgs):
         docs = cli.field_docs(cls)
