@@ -405,7 +405,7 @@ def _read_checkpoint(path: str, purpose: str, map_location: str | torch.device) 
     missing = [k for k in (TRAINING_KEYS[stage] if purpose == RESUME else POLICY_KEYS) if k not in checkpoint]
     if purpose == RESUME and missing and all(k in checkpoint for k in POLICY_KEYS):
         raise CheckpointError(
-            f"checkpoint {path!r} is a play-only export (python -m euchre_agents.ppo writes those): it has no {', '.join(missing)}, "
+            f"checkpoint {path!r} is a play-only export (python -m euchre_lab.export_policy writes those): it has no {', '.join(missing)}, "
             "so training cannot continue from it; resume from the run's checkpoints/latest.pt or update_NNNNNN.pt, "
             "or play it with evaluate.py ppo:PATH"
         )
@@ -586,26 +586,3 @@ def _temperature(values: list[str], sample: bool) -> float:
         raise ValueError(f"ppo option temp takes a number above 0, got {values[0]!r}; usage: {USAGE}")
     return temperature
 
-
-if __name__ == "__main__":
-    import argparse
-
-    prog = "python -m euchre_agents.ppo"
-    parser = argparse.ArgumentParser(
-        prog=prog, description="Export a play-only policy from a train.py checkpoint; from several, the mean of their weights.")
-    parser.error = lambda message: parser.exit(2, f"{prog}: error: {message} ({prog} --help)\n")  # one line, no usage
-    parser.add_argument("src", nargs="+", help="checkpoint written by train.py; several: fine-tunes of one network, averaged")
-    parser.add_argument("dst", help="where to write the policy")
-    parser.add_argument("--hidden-size", type=int, help="widen the network to this many units per hidden layer, same function")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the widening's random unit copies and shares")
-    cli = parser.parse_args()
-    if len(cli.src) > 1 and cli.hidden_size is not None:
-        parser.error("--hidden-size widens one checkpoint; give one src, or drop it")
-    try:
-        if len(cli.src) > 1:
-            average_policies(cli.src, cli.dst)
-        else:
-            export_policy(cli.src[0], cli.dst, cli.hidden_size, cli.seed)
-    except (CheckpointError, ValueError, OSError) as e:  # RulesError is a ValueError
-        parser.exit(2, f"{prog}: error: {e}\n")
-    print(f"wrote {cli.dst}")

@@ -218,7 +218,7 @@ def _add_options(parser: argparse.ArgumentParser, cls: type, positional: dict[st
             extra = dict(nargs="+", metavar="VALUE")
         else:
             extra = dict(metavar=kind.__name__.upper())
-        required = extra.get("required") or (f.name in positional and "nargs" not in extra)
+        required = extra.get("required") or (f.name in positional and extra.get("nargs") not in ("?", "*"))
         default = "" if required else f" (default: {getattr(defaults, f.name)!r})"
         help_text = f"{docs[f.name]}{default}".replace("%", "%%")
         if f.name in positional:

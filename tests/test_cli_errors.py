@@ -88,7 +88,7 @@ TRAIN_ROWS = [
     ("resume_tensor", ["--resume", "FILES/tensor.pt"], "holds a Tensor, not a train.py checkpoint"),
     ("resume_missing", ["--resume", "FILES/none.pt"], "no checkpoint at 'FILES/none.pt' (no such file)"),
     ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
-    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m euchre_agents.ppo writes those)"),
+    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m euchre_lab.export_policy writes those)"),
     ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
     ("overwrite_not_a_run", ["--run-name", "notes", "--overwrite"], "--overwrite deletes only run folders, and RUNS/notes also holds todo.txt"),
     ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
@@ -271,15 +271,18 @@ def test_the_recipe_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
     (["checkpoints/euchre_ppo.pt", "checkpoints/ppo_selfplay.pt"], [],
      "checkpoint 'checkpoints/ppo_selfplay.pt' has other model_kwargs than 'checkpoints/euchre_ppo.pt'; average only fine-tunes"),
     (["checkpoints/euchre_ppo.pt", "checkpoints/euchre_ppo.pt"], ["--hidden-size", "600"],
-     "--hidden-size widens one checkpoint; give one src, or drop it"),
+     "--hidden-size widens one checkpoint; give one SRC, or drop it"),
+    (["FILES/none.pt"], [], "no checkpoint at "),
+    (["checkpoints/euchre_ppo.pt"], ["--hidden-size", "8"], "the network is 512 wide already; widen it to more than that, not 8"),
+    ([], [], "the following arguments are required: DST"),
 ])
-def test_export_refuses_a_bad_checkpoint_or_average_in_one_line(scratch, sources, flags, says):
+def test_the_export_tool_refuses_a_bad_input_in_one_line_and_writes_nothing(scratch, sources, flags, says):
     done = subprocess.run(
-        [sys.executable, "-m", "euchre_agents.ppo", *(filled(a, scratch) for a in sources), str(scratch / "out.pt"), *flags],
+        [sys.executable, "-m", "euchre_lab.export_policy", *(filled(a, scratch) for a in sources), str(scratch / "out.pt"), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith(f"python -m euchre_agents.ppo: error: {says}") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"python -m euchre_lab.export_policy: error: {says}") and done.stderr.count("\n") == 1, done.stderr
     assert not (scratch / "out.pt").exists()
 
 

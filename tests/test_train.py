@@ -227,6 +227,22 @@ def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny
     assert file_sha256(tmp_path / "policy.pt") == file_sha256(tmp_path / "elsewhere" / "agent.pt")
 
 
+def test_the_export_tool_writes_what_export_policy_and_average_policies_write(tiny_run, tmp_path, capsys):
+    from euchre_agents.ppo import average_policies, export_policy
+    from euchre_lab import export_policy as export_tool
+
+    path, first = tiny_run / "checkpoints" / "latest.pt", tiny_run / "checkpoints" / "update_000001.pt"
+    export_policy(str(path), str(tmp_path / "policy.pt"))
+    assert export_tool.main([str(path), str(tmp_path / "tool" / "policy.pt")]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'tool' / 'policy.pt'}\n"
+    average_policies([str(first), str(path)], str(tmp_path / "soup.pt"))
+    assert export_tool.main([str(first), str(path), str(tmp_path / "tool" / "soup.pt")]) == 0
+    export_policy(str(path), str(tmp_path / "wide.pt"), hidden_size=40, seed=3)
+    assert export_tool.main([str(path), str(tmp_path / "tool" / "wide.pt"), "--hidden-size", "40", "--seed", "3"]) == 0
+    for name in ("policy.pt", "soup.pt", "wide.pt"):
+        assert file_sha256(tmp_path / name) == file_sha256(tmp_path / "tool" / name), name
+
+
 def test_an_average_of_checkpoints_holds_the_mean_of_their_weights_and_plays(tiny_run, tmp_path):
     from euchre_agents.ppo import average_policies, export_policy, load_checkpoint
 
