@@ -129,7 +129,7 @@ def training_args(stage: Stage, run: Any, resume: str = "") -> Any:
 
 def run_training(stage: Stage, run: Any) -> dict[str, Any]:
     """Distil or fine-tune (or continue, exactly, from the stage's latest checkpoint), then export the stage's agent."""
-    from euchre_agents.ppo import RESUME, read_checkpoint
+    from euchre_agents.ppo import RESUME, export_policy, read_checkpoint
     from euchre_lab.checkpoints import LATEST
     from euchre_lab.distill import distill
     from euchre_lab.ppo_trainer import train
@@ -143,7 +143,7 @@ def run_training(stage: Stage, run: Any) -> dict[str, Any]:
     args = training_args(stage, run, resume=str(latest) if checkpoint is not None else "")
     start = 0 if checkpoint is None else checkpoint["global_step"]
     {"distill": distill, "ppo": train}[args.stage](args, check_args(args, checkpoint))
-    export_agent(latest, Path(stage.outputs["agent"]))
+    export_policy(str(latest), stage.outputs["agent"])
     done = read_checkpoint(str(latest), RESUME)
     facts = {"updates": done["update"], "samples": done["global_step"], "work": done["global_step"] - start}
     if args.stage == "distill":
@@ -162,16 +162,11 @@ def len_shards(source: dict[str, Any]) -> int:
 # ---------------------------------------------------------------- export
 
 
-def export_agent(checkpoint: Path, dst: Path) -> None:
-    """The play-only policy of a training checkpoint (`euchre_agents.ppo.export_policy`), written atomically."""
-    from euchre_agents.ppo import export_policy
-
-    write_atomic(dst, lambda f: export_policy(str(checkpoint), f))
-
-
 def run_export(stage: Stage, run: Any) -> dict[str, Any]:
     """runs/NAME/agent.pt: the last round's policy, play only (what `ppo:runs/NAME/agent.pt` plays)."""
-    export_agent(Path(stage.settings["checkpoint"]), Path(stage.outputs["agent"]))
+    from euchre_agents.ppo import export_policy
+
+    export_policy(str(stage.settings["checkpoint"]), stage.outputs["agent"])
     path = Path(stage.outputs["agent"])
     return {"bytes": path.stat().st_size, "sha256": file_sha256(path), "work": 0}
 

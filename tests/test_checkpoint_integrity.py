@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from conftest import SUBPROCESS_TIMEOUT
-from euchre_agents.base import file_sha256
 from euchre_agents.atomic import TEMP_FILES, write_atomic
+from euchre_agents.base import file_sha256
 from euchre_agents.ppo import (
     CHECKSUM,
     CheckpointError,
@@ -225,8 +225,7 @@ def test_the_temp_file_of_a_killed_write_is_removed_at_the_next_start(tmp_path, 
     target = tmp_path / "checkpoints" / "latest.pt"
     target.parent.mkdir()
     target.write_bytes(b"the last complete checkpoint")
-    code = KILLED_WRITE
-    killed = subprocess.run([sys.executable, "-c", code, str(target)], cwd=ROOT, capture_output=True, timeout=SUBPROCESS_TIMEOUT)
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITE, str(target)], cwd=ROOT, capture_output=True, timeout=SUBPROCESS_TIMEOUT)
     assert killed.returncode == -9, killed.stderr
     left = list(target.parent.glob(TEMP_FILES))
     assert len(left) == 1 and left[0].read_bytes() == b"half"

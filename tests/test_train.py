@@ -4,6 +4,7 @@ its per-stream GAE, its configuration, and the checks that refuse a checkpoint m
 from __future__ import annotations
 
 import dataclasses
+import io
 import shutil
 import subprocess
 import sys
@@ -219,12 +220,14 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
 
 def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny_run, tmp_path):
     from euchre_agents.ppo import export_policy
-    from euchre_lab.stages import export_agent
 
     path = tiny_run / "checkpoints" / "latest.pt"
     export_policy(str(path), str(tmp_path / "policy.pt"))
-    export_agent(path, tmp_path / "elsewhere" / "agent.pt")   # through a temp file of another name
+    export_policy(str(path), str(tmp_path / "elsewhere" / "agent.pt"))
+    in_memory = io.BytesIO()
+    export_policy(str(path), in_memory)
     assert file_sha256(tmp_path / "policy.pt") == file_sha256(tmp_path / "elsewhere" / "agent.pt")
+    assert (tmp_path / "policy.pt").read_bytes() == in_memory.getvalue()
 
 
 def test_the_export_tool_writes_what_export_policy_and_average_policies_write(tiny_run, tmp_path, capsys):
