@@ -1,13 +1,17 @@
 """The search bots give the same results for one worker as for two: pimc in a duplicate match, in the
-seats of teacher generation, and as teacher generation's labeller (`label="pimc"`)."""
+seats of teacher generation, and as teacher generation's labeller (`label="pimc"`). One worker, like each
+of a pool's, runs torch on one thread."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
 
 from euchre_agents.teacher import TeacherSettings, generate, shard_path
 from euchre_env import Rules
+from euchre_lab.backends import run_tasks
 from euchre_lab.match import play_match
 
 MATCH_FIELDS = ("keys", "a_points", "b_points", "hands")
@@ -45,3 +49,23 @@ def test_pimc_labelled_teacher_data_is_the_same_for_one_and_two_workers(tmp_path
             assert a.files == b.files and len(a["values"]) > 0
             for key in a.files:
                 np.testing.assert_array_equal(a[key], b[key], err_msg=f"shard {k}, {key}")
+
+
+def torch_threads_in_task(task: int) -> tuple[int, str | None]:
+    """What a chunk run by `run_tasks` sees: torch's thread count and OMP_NUM_THREADS."""
+    import torch
+
+    return torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS")
+
+
+def test_a_match_on_one_worker_runs_torch_on_one_thread_and_gives_the_threads_back(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert list(run_tasks(torch_threads_in_task, [0, 1], workers=1)) == [(1, "1"), (1, "1")]
+        assert torch.get_num_threads() == 2
+        assert "OMP_NUM_THREADS" not in os.environ
+    finally:
+        torch.set_num_threads(before)
