@@ -72,8 +72,9 @@ def init_worker() -> None:
     """One thread per worker process: the parallelism is across processes."""
     for var in THREAD_VARS:
         os.environ[var] = "1"
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
+    torch = sys.modules.get("torch")  # None where an import of it was blocked
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 @contextlib.contextmanager
