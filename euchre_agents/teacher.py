@@ -44,6 +44,7 @@ from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.pimc import OracleAgent, Searcher
+from euchre_agents.threads import one_thread, use_one_thread
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.play import play
@@ -332,12 +333,7 @@ def _init_worker(rules_dict: dict[str, Any], settings_dict: dict[str, Any], pool
     global _WORKER
     if pooled:  # Ctrl-C reaches the parent, which stops the pool; finished shards are kept
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover - torch is a dependency
-        pass
+    use_one_thread()
     _WORKER = ShardPlayer(Rules.from_dict(rules_dict), TeacherSettings(**settings_dict))
 
 
@@ -420,8 +416,9 @@ def _local_results(folder: Path, todo: list[int], rules: Rules, settings: Teache
     jobs = [(str(folder), k) for k in todo]
     init_args = (rules.to_dict(), dataclasses.asdict(settings))
     if workers <= 1:
-        _init_worker(*init_args)
-        yield from map(_play_in_worker, jobs)
+        with one_thread():
+            _init_worker(*init_args)
+            yield from map(_play_in_worker, jobs)
         return
     pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, (*init_args, True))
     try:

@@ -7,16 +7,15 @@ them that way. Ray's workers get the code through the job's runtime_env (`ray_ru
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import multiprocessing
-import os
 import socket
 import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
+from euchre_agents.threads import one_thread, use_one_thread
 from euchre_env.extras import require
 
 Task = TypeVar("Task")
@@ -48,7 +47,7 @@ def run_tasks(
                 result = run(task)
             yield result
         return
-    pool = multiprocessing.get_context(start_method()).Pool(workers, init_worker)
+    pool = multiprocessing.get_context(start_method()).Pool(workers, use_one_thread)
     try:
         yield from pool.imap_unordered(run, tasks)
     finally:
@@ -63,40 +62,6 @@ def task_runner(workers: int = 1, ray: str | None = None) -> Callable[[Callable[
 
 
 # ---------------------------------------------------------------------------------------- process pool
-
-
-THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-
-
-def init_worker() -> None:
-    """One thread per worker process: the parallelism is across processes."""
-    for var in THREAD_VARS:
-        os.environ[var] = "1"
-    torch = sys.modules.get("torch")  # None where an import of it was blocked
-    if torch is not None:
-        torch.set_num_threads(1)
-
-
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """A chunk run in this process on one thread, as in a pool's worker, so that `workers` is the number of cores
-    a match takes: torch's default of one thread per core ran a one-worker match beside a training run at a
-    fraction of the speed of either. Torch imported during the chunk keeps one thread; one imported before
-    gets its thread count back."""
-    saved = {var: os.environ.get(var) for var in THREAD_VARS}
-    torch = sys.modules.get("torch")
-    threads = torch.get_num_threads() if torch is not None else None
-    init_worker()
-    try:
-        yield
-    finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
-        if threads is not None:
-            torch.set_num_threads(threads)
 
 
 def start_method() -> str:

@@ -1,6 +1,6 @@
 """The search bots give the same results for one worker as for two: pimc in a duplicate match, in the
 seats of teacher generation, and as teacher generation's labeller (`label="pimc"`). One worker, like each
-of a pool's, runs torch on one thread."""
+of a pool's, runs torch on one thread and gives the threads back when done."""
 
 from __future__ import annotations
 
@@ -65,6 +65,20 @@ def test_a_match_on_one_worker_runs_torch_on_one_thread_and_gives_the_threads_ba
     torch.set_num_threads(2)
     try:
         assert list(run_tasks(torch_threads_in_task, [0, 1], workers=1)) == [(1, "1"), (1, "1")]
+        assert torch.get_num_threads() == 2
+        assert "OMP_NUM_THREADS" not in os.environ
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_teacher_data_on_one_worker_gives_the_threads_back(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        settings = TeacherSettings(label="pimc", behaviour="random=1", pimc_worlds=1, games_per_shard=1, seed=5)
+        generate(tmp_path / "one", 1, Rules(), settings, workers=1, progress=False)
         assert torch.get_num_threads() == 2
         assert "OMP_NUM_THREADS" not in os.environ
     finally:
