@@ -17,12 +17,17 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 
 from throughput import aec_loop, measure, wrapper_floor_env  # noqa: E402
 
 from euchre_env import Rules, euchre_v0  # noqa: E402
+from euchre_lab.cli import OptionError, check_least, fail, script_options  # noqa: E402
+
+SCRIPT = "benchmarks/aec_quick.py"
 
 ROWS = {
     "AEC euchre_v0.env()": lambda: euchre_v0.env(rules=Rules.openspiel(), episode="hand"),
@@ -32,12 +37,23 @@ ROWS = {
 }
 
 
-def main() -> None:
+@dataclass
+class Options:
+    runs: int = 20
+    """runs per row"""
+    seconds: float = 0.25
+    """CPU seconds per run"""
+
+
+def main(argv: list[str] | None = None) -> int:
     """Run every row `--runs` times, taking turns, and print each row's fastest run."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--runs", type=int, default=20, help="runs per row")
-    p.add_argument("--seconds", type=float, default=0.25, help="CPU seconds per run")
-    args = p.parse_args()
+    try:
+        args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv)
+        check_least(args, {"runs": 1})
+        if not (args.seconds > 0 and math.isfinite(args.seconds)):
+            raise OptionError(f"--seconds must be a finite number greater than 0, got {args.seconds}")
+    except OptionError as e:
+        return fail(SCRIPT, e)
     loops = {name: aec_loop(make(), seed) for seed, (name, make) in enumerate(ROWS.items())}
     best = dict.fromkeys(ROWS, 0.0)
     for _ in range(args.runs):
@@ -45,7 +61,8 @@ def main() -> None:
             best[name] = max(best[name], measure(loop, args.seconds, time.process_time))
     for name, rate in best.items():
         print(f"{name:40s} {rate:10,.0f} decisions/s  {1e6 / rate:7.2f} us/decision")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -11,8 +11,9 @@ one torch thread.
 
 from __future__ import annotations
 
-import argparse
+import sys
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.engine import NUM_DECISION_PHASES
+from euchre_lab.cli import OptionError, check_least, fail, script_options
+
+SCRIPT = "benchmarks/agents_speed.py"
 
 
 def collect_positions(engine: Engine, games: int) -> tuple[np.ndarray, np.ndarray]:
@@ -88,15 +92,61 @@ def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, p
     print(f"  {'ALL':15s} {mean * 1e3:7.2f} ms/decision ({1 / mean:.1f} decisions/s), the phases weighted by how often self-play meets them")
 
 
-def main() -> None:
-    """Print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000, help="hands of self-play to collect positions from")
-    parser.add_argument("--per-phase", type=int, default=200, help="search decisions timed per phase")
-    parser.add_argument("--layouts", type=int, default=3000, help="random full deals for the solver timing")
-    parser.add_argument("--search", "--pimc", nargs="+", default=["pimc", "search"], help="search bot specs to time per phase")
-    args = parser.parse_args()
+def time_solver(layouts: int) -> None:
+    """Print the raw solver's CPU time per random full deal, with 24 cards and with 32 and the joker."""
+    rng = np.random.default_rng(0)
+    for rules in (Rules(), Rules(deck=32, joker=True)):
+        deck = Engine(rules).deck
+        solver = DoubleDummy(deck)
+        hands = np.array(
+            [
+                [hand_masks(np.isin(np.arange(deck.num_cards), h)) for h in rng.permutation(deck.num_cards)[:20].reshape(4, 5)]
+                for _ in range(layouts)
+            ],
+            np.uint64,
+        )
+        trump = rng.integers(0, 4, layouts)
+        leader = rng.integers(0, 4, layouts)
+        t = time.process_time()
+        solver.move_values(hands, trump, leader)
+        per = (time.process_time() - t) / layouts
+        print(f"solver, {deck.num_cards} cards, full five-trick deal, value of every opening lead: {per * 1e6:.0f} us/layout")
 
+
+@dataclass
+class Options:
+    games: int = 2000
+    """hands of self-play to collect positions from"""
+    per_phase: int = 200
+    """search decisions timed per phase"""
+    layouts: int = 3000
+    """random full deals for the solver timing"""
+    search: list[str] = field(default_factory=lambda: ["pimc", "search"])
+    """search bot specs to time per phase"""
+
+
+def options(argv: list[str] | None) -> Options:
+    """The command line's options, or an OptionError naming the first that makes no sense."""
+    args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
+                          special={"search": dict(nargs="+", metavar="SPEC")})
+    check_least(args, {"games": 1, "per_phase": 1, "layouts": 1})
+    engine = Engine(Rules())
+    for spec in args.search:
+        try:
+            bot = make_agent(spec, engine, seed=0)
+        except ValueError as e:  # CheckpointError is a ValueError
+            raise OptionError(f"--search: {e}") from None
+        if not hasattr(bot, "worlds"):
+            raise OptionError(f"--search {spec!r} is not a search bot; give pimc or search specs (such as pimc:worlds=20 search:z=2)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table."""
+    try:
+        args = options(argv)
+    except OptionError as e:
+        return fail(SCRIPT, e)
     engine = Engine(Rules())
     obs, masks = collect_positions(engine, args.games)
     heuristic = make_agent("heuristic", engine, seed=0)
@@ -110,25 +160,9 @@ def main() -> None:
     obs, masks, phase = with_a_choice(engine, obs, masks)
     for spec in args.search:
         time_search(engine, spec, obs, masks, phase, args.per_phase)
-
-    rng = np.random.default_rng(0)
-    for rules in (Rules(), Rules(deck=32, joker=True)):
-        deck = Engine(rules).deck
-        solver = DoubleDummy(deck)
-        hands = np.array(
-            [
-                [hand_masks(np.isin(np.arange(deck.num_cards), h)) for h in rng.permutation(deck.num_cards)[:20].reshape(4, 5)]
-                for _ in range(args.layouts)
-            ],
-            np.uint64,
-        )
-        trump = rng.integers(0, 4, args.layouts)
-        leader = rng.integers(0, 4, args.layouts)
-        t = time.process_time()
-        solver.move_values(hands, trump, leader)
-        per = (time.process_time() - t) / args.layouts
-        print(f"solver, {deck.num_cards} cards, full five-trick deal, value of every opening lead: {per * 1e6:.0f} us/layout")
+    time_solver(args.layouts)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

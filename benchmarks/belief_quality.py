@@ -25,7 +25,8 @@ before a match that takes a quarter of an hour.
 
 from __future__ import annotations
 
-import argparse
+import sys
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from euchre_agents.pimc import card_counts, sample_hands
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode
+from euchre_lab.cli import OptionError, check_least, fail, script_options
+
+SCRIPT = "benchmarks/belief_quality.py"
 
 NUM_SEATS = 4
 COLUMNS = ("placed", "size", "regret")
@@ -168,25 +172,54 @@ def report(names: list[str], results: dict[str, np.ndarray], layouts: int) -> No
         print(line, flush=True)
 
 
-def main() -> None:
-    """Play, measure and print the figures of each variant."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("variants", nargs="+", help="`uniform` or pimc infer options, e.g. model=ppo,temp=0")
-    parser.add_argument("--players", default="pimc", help="bot spec playing every seat")
-    parser.add_argument("--hands", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--layouts", type=int, default=DEFAULT_CANDIDATES * DEFAULT_WORLDS, help="layouts per decision")
-    parser.add_argument("--regret", action="store_true", help="also each decision's regret on the true layout")
-    args = parser.parse_args()
+@dataclass
+class Options:
+    variants: list[str] = field(default_factory=list)
+    """`uniform` or pimc infer options, e.g. model=ppo,temp=0"""
+    players: str = "pimc"
+    """bot spec playing every seat"""
+    hands: int = 200
+    """one-hand deals played"""
+    seed: int = 0
+    """seed of the deals, the bots and the layouts drawn"""
+    layouts: int = DEFAULT_CANDIDATES * DEFAULT_WORLDS
+    """layouts per decision"""
+    regret: bool = False
+    """also each decision's regret on the true layout"""
 
+
+def setup(argv: list[str] | None) -> tuple[Options, Engine, list, list[Variant]]:
+    """The options, the engine, the players of the four seats and the variants; an OptionError naming the
+    first option that makes no sense."""
+    args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
+                          positional={"variants": dict(nargs="+", metavar="VARIANT")})
+    check_least(args, {"hands": 1, "layouts": 1, "seed": 0})
     engine = Engine()
-    players = [make_agent(args.players, engine, seed=args.seed + s) for s in range(NUM_SEATS)]
-    variants = [Variant(engine, spec, args.seed) for spec in args.variants]
+    try:
+        players = [make_agent(args.players, engine, seed=args.seed + s) for s in range(NUM_SEATS)]
+    except ValueError as e:  # CheckpointError is a ValueError
+        raise OptionError(f"--players: {e}") from None
+    variants = []
+    for spec in args.variants:
+        try:
+            variants.append(Variant(engine, spec, args.seed))
+        except ValueError as e:
+            raise OptionError(f"variant {spec!r}: {e}") from None
+    return args, engine, players, variants
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play, measure and print the figures of each variant."""
+    try:
+        args, engine, players, variants = setup(argv)
+    except OptionError as e:
+        return fail(SCRIPT, e)
     meter = Meter(engine, variants, args.layouts, args.regret, args.seed)
     results = play(engine, players, meter, args.hands, args.seed)
     print(f"{results['phase'].size} decisions of {args.hands} hands played by {args.players} (seed {args.seed})")
     report(args.variants, results, args.layouts)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -13,15 +13,18 @@ difference is split alike: on the hands A named and on the hands B named, each p
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from euchre_lab.cli import OptionError, fail, script_options
 from euchre_lab.estimates import Estimate, ratio_estimate, two_sided_p
+
+SCRIPT = "benchmarks/paired_difference.py"
 
 SAME = ("b", "mode", "seed", "rules")
 """What two matches must share to hold the same deals against the same opponent."""
@@ -70,17 +73,22 @@ def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Es
     return ratio_estimate(m1, h1), ratio_estimate(m2, h2), ratio_estimate(m1 - m2, h1), len(keys), correlation, split
 
 
+@dataclass
+class Options:
+    first: str = ""
+    """match folder of the first bot against the opponent"""
+    second: str = ""
+    """match folder of the second bot against the same opponent"""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the two margins and their paired difference."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("first", type=Path, help="match folder of the first bot against the opponent")
-    parser.add_argument("second", type=Path, help="match folder of the second bot against the same opponent")
-    args = parser.parse_args(argv)
     try:
-        first, second, difference, pairs, correlation, split = paired_difference(args.first, args.second)
-    except ValueError as e:
-        print(f"paired_difference.py: error: {e}", file=sys.stderr)
-        return 2
+        args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
+                              positional={"first": dict(metavar="FIRST"), "second": dict(metavar="SECOND")})
+        first, second, difference, pairs, correlation, split = paired_difference(Path(args.first), Path(args.second))
+    except (OptionError, ValueError) as e:
+        return fail(SCRIPT, e)
     print(f"{args.first}: margin {first} per hand")
     print(f"{args.second}: margin {second} per hand")
     print(f"difference over the same {pairs} pairs: {difference} per hand, p = {two_sided_p(difference):.3g} "

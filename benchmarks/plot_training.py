@@ -14,7 +14,8 @@ against each opponent kind, a moving mean over 10 updates.
 
 from __future__ import annotations
 
-import argparse
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -22,11 +23,18 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backend_bases import FigureCanvasBase  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+from euchre_lab.cli import OptionError, fail, script_options  # noqa: E402
+
+SCRIPT = "benchmarks/plot_training.py"
 
 EVAL_PREFIX = "eval/margin_per_hand_vs_"
 RETURN_PREFIX = "charts/return_vs_"
 HOLDOUT_PREFIX = "holdout/"
+EVENTS = "events.out.tfevents."
+"""How the names of TensorBoard's event files start."""
 
 
 def scalars(events: EventAccumulator, tag: str) -> tuple[list[int], list[float]]:
@@ -103,24 +111,17 @@ def plot_returns(runs: list[str], out: str, window: int = 10) -> None:
     print(f"wrote {out}")
 
 
-def main() -> None:
-    """Draw the figure."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", help="the run folder(s) (runs/NAME)")
-    parser.add_argument("--out", default="training_curve.png", help="PNG to write")
-    args = parser.parse_args()
-    if len(args.runs) > 1:
-        plot_returns(args.runs, args.out)
-        return
-    events = EventAccumulator(args.runs[0], size_guidance={"scalars": 0})
+def plot_run(run: str, out: str) -> None:
+    """One run's figure: its evaluations and returns, its distillation curves, or (with neither) its returns."""
+    events = EventAccumulator(run, size_guidance={"scalars": 0})
     events.Reload()
     tags = events.Tags()["scalars"]
     evaluated = [t[len(EVAL_PREFIX) :] for t in tags if t.startswith(EVAL_PREFIX) and not t.endswith(("_low", "_high"))]
     if any(t.startswith(HOLDOUT_PREFIX) for t in tags):
-        plot_distillation(events, tags, evaluated, args.out)
+        plot_distillation(events, tags, evaluated, out)
         return
     if not evaluated:
-        plot_returns(args.runs, args.out)
+        plot_returns([run], out)
         return
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
@@ -132,9 +133,52 @@ def main() -> None:
     bottom.set_title("Training return by opponent kind")
     bottom.legend()
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
-    print(f"wrote {args.out}")
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+@dataclass
+class Options:
+    """The command line's options (each field's docstring is its --help)."""
+
+    runs: list[str] = field(default_factory=list)
+    """the run folder(s) (runs/NAME)"""
+    out: str = "training_curve.png"
+    """PNG to write"""
+
+
+def checked(args: Options) -> Options:
+    """`args`, or an OptionError in one line naming the run folder or output path that cannot work, and the fix."""
+    for run in map(Path, args.runs):
+        if not run.exists():
+            raise OptionError(f"run folder {run} not found; give a train.py run folder (runs/NAME)")
+        if not any(p.name.startswith(EVENTS) for p in ([run] if run.is_file() else run.iterdir())):
+            raise OptionError(f"{run} holds no TensorBoard events ({EVENTS}*); give a train.py run folder (runs/NAME)")
+    out = Path(args.out)
+    if out.is_dir():
+        raise OptionError(f"--out {args.out} is a folder; give the path of a PNG file to write")
+    if not out.absolute().parent.is_dir():
+        raise OptionError(f"--out {args.out}: folder {out.parent} not found; create it or write elsewhere")
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if out.suffix and out.suffix[1:].lower() not in kinds:
+        raise OptionError(f"--out {args.out}: matplotlib cannot write {out.suffix} files; "
+                          f"end it with .png (or one of {', '.join(sorted(kinds))})")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Draw the figure; 0, or 2 on a bad option."""
+    try:
+        args = checked(script_options(Options, SCRIPT, __doc__.splitlines()[0], argv, special={"out": dict(metavar="PATH")},
+                                      positional={"runs": dict(metavar="RUN", nargs="+")}))
+    except OptionError as e:
+        return fail(SCRIPT, e)
+    if len(args.runs) > 1:
+        plot_returns(args.runs, args.out)
+    else:
+        plot_run(args.runs[0], args.out)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -32,7 +32,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
@@ -42,31 +41,67 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Callable, Iterator  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from euchre_env import EuchreVectorEnv, Rules, euchre_v0  # noqa: E402
+from euchre_lab.cli import OptionError, check_least, fail, script_options  # noqa: E402
+
+SCRIPT = "benchmarks/throughput.py"
 
 VECTOR_SIZES = (1, 64, 256, 512, 1024, 4096, 16384, 65536)
 MEMORY_GAMES = 65536
 MEMORY_STEPS = 40
 
 
-def parse_args() -> argparse.Namespace:
-    """The command line (see the module docstring)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (all rounds together)")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds: each row gets seconds / rounds per round")
-    p.add_argument("--quick", action="store_true", help="0.5 s per measurement and 10 warm-up steps")
-    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="process CPU time or elapsed time")
-    p.add_argument("--sizes", type=int, nargs="+", default=list(VECTOR_SIZES), help="vector API batch sizes")
-    p.add_argument("--warmup", type=int, default=60, help="untimed vector API steps first (about 2.5 hands)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="PATH", help="also write the figures to this JSON file")
-    p.add_argument("--memory-probe", type=int, default=0, help=argparse.SUPPRESS)
-    p.add_argument("--start-probe", action="store_true", help=argparse.SUPPRESS)
-    return p.parse_args()
+@dataclass
+class Options:
+    """The command line's options (each field's docstring is its --help)."""
+
+    seconds: float = 3.0
+    """time per measurement (all rounds together)"""
+    rounds: int = 3
+    """interleaved rounds: each row gets seconds / rounds per round"""
+    quick: bool = False
+    """0.5 s per measurement and 10 warm-up steps"""
+    clock: str = "cpu"
+    """process CPU time or elapsed time"""
+    sizes: list[int] = field(default_factory=lambda: list(VECTOR_SIZES))
+    """vector API batch sizes"""
+    warmup: int = 60
+    """untimed vector API steps first (about 2.5 hands)"""
+    seed: int = 0
+    """seed of the games and of the random play"""
+    json: str | None = None
+    """also write the figures to this JSON file"""
+    memory_probe: int = 0
+    """internal: only measure the peak memory of this many games and print it as JSON (the run starts it in a fresh process)"""
+    start_probe: bool = False
+    """internal: only play one vector API step and one AEC step (the run times it in fresh processes)"""
+
+
+SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", type=int, metavar="N"), "json": dict(metavar="PATH")}
+"""The options with argparse keywords of their own."""
+
+
+def checked(args: Options) -> Options:
+    """`args`, or an OptionError in one line naming the option that makes no sense and what it takes."""
+    if not 0 < args.seconds < float("inf"):
+        raise OptionError(f"--seconds must be a finite number greater than 0, got {args.seconds:g}")
+    check_least(args, {"rounds": 1, "warmup": 0, "memory_probe": 0})
+    if min(args.sizes) < 1:
+        raise OptionError(f"--sizes must all be 1 or more, got {min(args.sizes)}")
+    if args.json:
+        path = Path(args.json).absolute()
+        above = next(p for p in path.parents if p.exists())
+        if path.is_dir():
+            raise OptionError(f"--json {args.json} is a folder; give the path of a JSON file to write")
+        if not above.is_dir():
+            raise OptionError(f"--json {args.json}: {above} is a file, not a folder; give a path in a folder")
+    return args
 
 
 def clock_fn(name: str) -> Callable[[], float]:
@@ -298,7 +333,7 @@ def best_rate(rates: dict[tuple[str, str], float], row: str) -> float:
     return max((rate for (name, _), rate in rates.items() if name == row), default=0.0)
 
 
-def build_loops(args: argparse.Namespace, warmup: int) -> dict[tuple[str, str], Iterator[int]]:
+def build_loops(args: Options, warmup: int) -> dict[tuple[str, str], Iterator[int]]:
     """Every measured row, (name, games) -> its decision loop; OpenSpiel's first, the peer every ratio divides by."""
     loops = {("OpenSpiel euchre (info-state tensor + legal_actions)", "1"): openspiel_loop(args.seed)}
     for n in args.sizes:
@@ -366,15 +401,8 @@ def print_memory(mem: dict[str, int], figures: dict) -> None:
     )
 
 
-def main() -> None:
-    """Measure every row and print the table, the ratios and the memory."""
-    args = parse_args()
-    if args.memory_probe:
-        memory_probe(args.memory_probe, args.seed)
-        return
-    if args.start_probe:
-        start_probe()
-        return
+def run(args: Options) -> None:
+    """Measure every row and print the table, the ratios and the memory (and write `--json`)."""
     start = measure_start()
     # Before any loop exists: a child's peak RSS counts what it shared with this process when it was forked.
     mem = measure_memory(MEMORY_GAMES, args.seed) if MEMORY_GAMES in args.sizes else None
@@ -401,5 +429,20 @@ def main() -> None:
         print(f"wrote {args.json}")
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (or, in a fresh process it started, one probe); 0, or 2 on a bad option."""
+    try:
+        args = checked(script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv, special=SPECIAL))
+    except OptionError as e:
+        return fail(SCRIPT, e)
+    if args.memory_probe:
+        memory_probe(args.memory_probe, args.seed)
+    elif args.start_probe:
+        start_probe()
+    else:
+        run(args)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,16 +6,20 @@ server's memory (RSS) with 200 games of `ppo` bots. Starts real `play.py --web` 
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import numpy as np
+
+from euchre_lab.cli import OptionError, check_least, fail, script_options
+
+SCRIPT = "benchmarks/web_load.py"
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 200
@@ -62,11 +66,26 @@ def latencies(http: httpx.Client, ids: list[str], requests: int) -> np.ndarray:
     return out
 
 
-def main() -> None:
-    """Print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=2000)
-    args = parser.parse_args()
+@dataclass
+class Options:
+    """The command line's options (each field's docstring is its --help)."""
+
+    requests: int = 2000
+    """GETs of a game's view timed with 1 live game, and again with 200"""
+
+
+def checked(args: Options) -> Options:
+    """`args`, or an OptionError in one line naming the option that makes no sense."""
+    check_least(args, {"requests": 1})
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures; 0, or 2 on a bad option."""
+    try:
+        args = checked(script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv))
+    except OptionError as e:
+        return fail(SCRIPT, e)
     server, url = start("random")
     try:
         with httpx.Client(base_url=url, timeout=30) as http:
@@ -90,8 +109,9 @@ def main() -> None:
                   f"({1e3 * took / GAMES:.0f} ms per new game)")
     finally:
         server.kill()
+    return 0
 
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    main()
+    sys.exit(main())

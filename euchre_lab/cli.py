@@ -1,9 +1,10 @@
-"""The one command-line layer of the tools (`train`, `evaluate`, `play`, `teacher`).
+"""The one command-line layer of the tools (`train`, `evaluate`, `play`, `teacher`, the benchmarks, the RLlib example).
 
 A tool declares its options as a dataclass whose fields carry one-line docstrings; `option_parser` turns
 it into an argparse parser (the docstrings become `--help`), `given_options` reads a command line into
 typed values, `read_options` reads a `--config` preset of the same options, and `layered` stacks
-defaults < preset < command line. Shared grammar, once:
+defaults < preset < command line; `script_options` does it all for a script without presets (the
+benchmarks), and `check_least` refuses a count below its least value. Shared grammar, once:
 
 - a field `some_name` is the flag `--some-name` (and `--some_name`); a bool is `--some-name` (true),
   `--some-name true|false` or `--no-some-name`; a list takes one or more values;
@@ -56,8 +57,8 @@ def field_docs(cls: type) -> dict[str, str]:
 
 
 def flag(name: str) -> str:
-    """The command-line flag of an option: `num_envs` -> `--num-envs`."""
-    return "--" + name.replace("_", "-")
+    """The command-line flag of an option: `num_envs` -> `--num-envs`, `lambda_` -> `--lambda`."""
+    return "--" + name.rstrip("_").replace("_", "-")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,6 +272,23 @@ def layered(*layers: dict[str, Any]) -> dict[str, Any]:
     if any(RULES in layer for layer in layers):
         out[RULES] = rules
     return out
+
+
+def script_options(cls: type, script: str, description: str, argv: Sequence[str] | None = None, **parser_keywords: Any) -> Any:
+    """The options of a tool without presets (a benchmark) as an instance of `cls`: its defaults
+    under the command line `argv` (sys.argv's when None). `parser_keywords` go to `option_parser`
+    (`positional`, `special`). A bad value raises OptionError; argparse's own errors exit 2 in one line."""
+    parser = option_parser(cls, script, description, **parser_keywords)
+    return cls(**layered(dataclasses.asdict(cls()), given_options(parser, cls, argv)))
+
+
+def check_least(options: Any, least: dict[str, int | float]) -> None:
+    """An OptionError naming the first of the options `least` names that is below its least value
+    (`--hands must be 1 or more, got 0`)."""
+    for name, low in least.items():
+        value = getattr(options, name)
+        if value < low:
+            raise OptionError(f"{flag(name)} must be {low} or more, got {value}")
 
 
 def fail(script: str, error: BaseException | str) -> int:

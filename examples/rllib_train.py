@@ -18,7 +18,6 @@ as `evaluate.py --ray` does it (`euchre_lab.backends.connect_ray`).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
@@ -26,28 +25,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from euchre_env.extras import MissingExtraError, require  # noqa: E402
+from euchre_lab.cli import OptionError, check_least, fail, flag, given_options, layered, option_parser, read_options  # noqa: E402
+
+SCRIPT = "examples/rllib_train.py"
+"""How the trainer names itself in its one-line errors."""
 
 try:
     require("ray", "ray", "torch", what="RLlib training")
 except MissingExtraError as missing:
-    print(f"rllib_train.py: error: {missing}", file=sys.stderr)
-    sys.exit(2)
+    sys.exit(fail(SCRIPT, missing))
 from euchre_agents import rllib  # noqa: E402
 from euchre_lab.backends import RAY_LOCAL, connect_ray  # noqa: E402
-from euchre_lab.cli import field_docs  # noqa: E402
-from euchre_env.engine import EPISODES  # noqa: E402
+from euchre_env.engine import EPISODES, REWARDS  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
+
+EXAMPLE = "configs/rllib_ppo.yaml"
+"""The preset that a missing --config's error points to (and the default one)."""
 
 
 @dataclass
 class Args:
-    config: str = "configs/rllib_ppo.yaml"
+    config: str = EXAMPLE
     """YAML preset whose keys are these options (a relative path is also looked up in the repository)"""
     run_dir: str = "runs/rllib"
     """folder for the checkpoint (<run_dir>/checkpoint)"""
@@ -95,36 +97,44 @@ class Args:
     """CPU threads for torch in this process (the driver samples and learns); 0 keeps torch's default"""
 
 
-def parse_args(argv: Sequence[str] | None = None) -> Args:
-    """Args from defaults, then the --config file, then the command line."""
-    docs = field_docs(Args)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.rstrip("_").replace("_", "-")
-        kind = {"bool": bool, "int": int, "float": float}.get(f.type, str)
-        if kind is bool:
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=docs[f.name])
-        else:
-            parser.add_argument(flag, dest=f.name, type=kind, default=argparse.SUPPRESS, help=docs[f.name])
-    given = vars(parser.parse_args(argv))
+AT_LEAST = {"num_cpus": 1, "iterations": 1, "train_batch_size": 1, "minibatch_size": 1, "num_epochs": 1,
+            "num_env_runners": 0, "num_envs_per_env_runner": 1, "hidden_size": 1, "num_layers": 1, "torch_threads": 0}
+"""The least value of each count."""
+RANGES = {"lr": ("more than 0", lambda x: x > 0), "gamma": ("more than 0 and at most 1", lambda x: 0 < x <= 1),
+          "lambda_": ("from 0 to 1", lambda x: 0 <= x <= 1), "entropy_coeff": ("0 or more", lambda x: x >= 0)}
+"""What each rate or coefficient must be, and its check."""
+
+
+def preset(given: dict[str, Any]) -> dict[str, Any]:
+    """The --config preset's options; a relative path missing here is looked up in the repository, and a
+    missing default preset (not given) is no preset."""
     path = Path(given.get("config", Args.config))
     if not path.exists() and (ROOT / path).exists():
         path = ROOT / path
-    if not path.exists() and "config" in given:
-        raise ValueError(f"no config file {given['config']!r}")
-    values = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
-    unknown = sorted(set(values) - {f.name for f in dataclasses.fields(Args)})
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} in {path}")
-    values.update(given)
-    if isinstance(values.get("rules"), str):
-        values["rules"] = yaml.safe_load(values["rules"]) or {}
-    args = Args(**values)
-    Rules.from_dict(args.rules)  # a bad rule fails here, not inside an env runner
+    if not path.exists() and "config" not in given:
+        return {}
+    return read_options(str(path), Args, EXAMPLE, command_line_only=("config",))
+
+
+def checked(args: Args) -> Args:
+    """`args`, or a ValueError in one line naming the option that makes no sense (here, not inside an env runner)."""
+    Rules.from_dict(args.rules)
     rllib.policy_ids(args.policies)
-    if args.episode not in EPISODES:
-        raise ValueError(f"episode must be one of {list(EPISODES)}, got {args.episode!r}")
+    for name, allowed in (("episode", EPISODES), ("reward", REWARDS)):
+        if getattr(args, name) not in allowed:
+            raise OptionError(f"{name} must be one of {list(allowed)}, got {getattr(args, name)!r}")
+    check_least(args, AT_LEAST)
+    for name, (wanted, ok) in RANGES.items():
+        if not ok(getattr(args, name)):
+            raise OptionError(f"{flag(name)} must be {wanted}, got {getattr(args, name):g}")
     return args
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Args:
+    """Args from defaults, then the --config preset, then the command line (sys.argv's when None)."""
+    parser = option_parser(Args, SCRIPT, __doc__.split("\n\n")[0])
+    given = given_options(parser, Args, argv)
+    return checked(Args(**layered(dataclasses.asdict(Args()), preset(given), given)))
 
 
 def ppo_config(args: Args) -> Any:
@@ -194,9 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parse_args(argv)
         train(args)
-    except (ValueError, OSError, yaml.YAMLError) as error:  # ConnectionError is an OSError
-        print(f"rllib_train.py: error: {error}", file=sys.stderr)
-        return 2
+    except (ValueError, OSError) as error:  # OptionError is a ValueError, ConnectionError an OSError
+        return fail(SCRIPT, error)
     return 0
 
 

@@ -28,9 +28,9 @@ OLD_DIGEST = "0" * 64
 """The weights sha256 the results in FILES/ppo_results say `ppo:EXPORT` played (not the file's)."""
 
 DRIVER = r"""
-import contextlib, io, json, runpy, sys, traceback
+import contextlib, io, json, os, runpy, sys, traceback
 script, rows = sys.argv[1], json.load(open(sys.argv[2]))
-sys.path.insert(0, sys.argv[3])
+sys.path[:0] = [sys.argv[3], os.path.dirname(script)]  # the checkout, and the script's folder as python puts it
 results = []
 for argv in rows:
     sys.argv = [script, *argv]
@@ -130,6 +130,29 @@ EVALUATE_ROWS = [
     ("unknown_flag", ["heuristic", "random", "--hand", "10"], "unrecognized arguments: --hand 10"),
 ]
 
+SCRIPT_ROWS = [
+    ("benchmarks/aec_quick.py", "runs_0", ["--runs", "0"], "--runs must be 1 or more, got 0"),
+    ("benchmarks/aec_quick.py", "seconds_not_a_number", ["--seconds", "fast"], "option seconds: expected float, got 'fast'"),
+    ("benchmarks/agents_speed.py", "per_phase_0", ["--per-phase", "0"], "--per-phase must be 1 or more, got 0"),
+    ("benchmarks/agents_speed.py", "unknown_bot", ["--search", "heuristc"], "--search: unknown agent 'heuristc'"),
+    ("benchmarks/agents_speed.py", "not_a_search_bot", ["--search", "heuristic"], "--search 'heuristic' is not a search bot"),
+    ("benchmarks/belief_quality.py", "hands_0", ["--hands", "0", "uniform"], "--hands must be 1 or more, got 0"),
+    ("benchmarks/belief_quality.py", "unknown_player", ["--players", "heuristc", "uniform"], "--players: unknown agent 'heuristc'"),
+    ("benchmarks/belief_quality.py", "unknown_variant", ["uniform", "bogus=1"], "variant 'bogus=1': unknown pimc option 'bogus'"),
+    ("benchmarks/paired_difference.py", "one_folder", ["FILES/results"], "the following arguments are required: SECOND"),
+    ("benchmarks/paired_difference.py", "not_a_match", ["FILES", "FILES/results"], "FILES is not a match folder of evaluate.py"),
+    ("benchmarks/plot_training.py", "no_run", ["RUNS/none"], "run folder RUNS/none not found"),
+    ("benchmarks/plot_training.py", "not_a_run", ["RUNS/notes"], "RUNS/notes holds no TensorBoard events"),
+    ("benchmarks/teacher_regret.py", "shards_0", ["--shards", "0", "FILES", "heuristic"], "--shards must be 1 or more, got 0"),
+    ("benchmarks/teacher_regret.py", "not_teacher_data", ["FILES", "heuristic"], "FILES holds no teacher data (manifest.json is missing)"),
+    ("benchmarks/throughput.py", "rounds_0", ["--rounds", "0"], "--rounds must be 1 or more, got 0"),
+    ("benchmarks/throughput.py", "clock_unknown", ["--clock", "gpu"], "argument --clock: invalid choice: 'gpu'"),
+    ("benchmarks/throughput.py", "sizes_0", ["--sizes", "8", "0"], "--sizes must all be 1 or more, got 0"),
+    ("benchmarks/web_load.py", "requests_0", ["--requests", "0"], "--requests must be 1 or more, got 0"),
+    ("benchmarks/web_load.py", "unknown_flag", ["--bogus"], "unrecognized arguments: --bogus"),
+]
+"""(script, row id, argv, text the one line must contain) for the benchmarks, which share the tools' command-line layer."""
+
 
 @pytest.fixture(scope="session")
 def scratch(request, tmp_path_factory) -> Path:
@@ -180,11 +203,12 @@ def run_table(script: str, rows: list, base: Path, extra: list[str]) -> list[dic
     """Each row's {"code", "output"}, from one driver process (run once for all the workers)."""
     from filelock import FileLock
 
-    results = base / f"{script}.results.json"
-    with FileLock(str(base / f"{script}.lock")):
+    name = script.replace("/", "_")
+    results = base / f"{name}.results.json"
+    with FileLock(str(base / f"{name}.lock")):
         if not results.exists():
             argvs = [extra + [filled(a, base) for a in argv] for _, argv, _ in rows]
-            table = base / f"{script}.json"
+            table = base / f"{name}.json"
             table.write_text(json.dumps(argvs))
             done = subprocess.run(
                 [sys.executable, "-c", DRIVER, str(ROOT / script), str(table), str(ROOT)],
@@ -228,6 +252,14 @@ def test_train_bad_input(row, train_results, scratch):
 @pytest.mark.parametrize("row", EVALUATE_ROWS, ids=[r[0] for r in EVALUATE_ROWS])
 def test_evaluate_bad_input(row, evaluate_results, scratch):
     assert_one_clear_line("evaluate.py", evaluate_results[row[0]], row[2], scratch)
+
+
+@pytest.mark.parametrize("row", SCRIPT_ROWS, ids=[f"{r[0].split('/')[-1]}-{r[1]}" for r in SCRIPT_ROWS])
+def test_benchmark_bad_input(row, scratch):
+    script, row_id, _, expected = row
+    rows = [(r[1], r[2], r[3]) for r in SCRIPT_ROWS if r[0] == script]
+    results = dict(zip((r[0] for r in rows), run_table(script, rows, scratch, [])))
+    assert_one_clear_line(script, results[row_id], expected, scratch)
 
 
 def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):

@@ -305,7 +305,7 @@ def test_trainer_reads_its_preset_and_refuses_bad_options(capsys):
     assert trainer.main(["--rules", "{deck: 30}"]) == 2
     assert trainer.main(["--config", "no_such.yaml"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 3 and all(line.startswith("rllib_train.py: error: ") for line in err)
+    assert len(err) == 3 and all(line.startswith("examples/rllib_train.py: error: ") for line in err)
 
 
 def test_a_checkpoint_with_a_shared_policy_plays_it_by_default(tmp_path):
