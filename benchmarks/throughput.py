@@ -83,7 +83,7 @@ class Options:
     """internal: only play one vector API step and one AEC step (the run times it in fresh processes)"""
 
 
-SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", type=int, metavar="N"), "json": dict(metavar="PATH")}
+SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", metavar="N"), "json": dict(metavar="PATH")}
 """The options with argparse keywords of their own."""
 
 

@@ -63,10 +63,12 @@ def flag(name: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class OptionType:
-    """What an option holds: its base type (`int`, `str`, `list`, `dict`, ...) and whether None is allowed."""
+    """What an option holds: its base type (`int`, `str`, `list`, `dict`, ...), whether None is allowed, and
+    the type of a list's items where they are numbers (`list[int]`)."""
 
     kind: type
     optional: bool = False
+    item: type | None = None
 
 
 def option_types(cls: type) -> dict[str, OptionType]:
@@ -77,7 +79,8 @@ def option_types(cls: type) -> dict[str, OptionType]:
         optional = (typing.get_origin(hint) in (typing.Union, types.UnionType)) and type(None) in args
         if optional:
             hint = next(a for a in args if a is not type(None))
-        out[name] = OptionType(typing.get_origin(hint) or hint, optional)
+        item = next(iter(typing.get_args(hint)), None)
+        out[name] = OptionType(typing.get_origin(hint) or hint, optional, item if item in (int, float) else None)
     return out
 
 
@@ -99,6 +102,8 @@ def coerce(name: str, value: Any, kind: OptionType) -> Any:
         value = [value] if isinstance(value, str) else list(value)
     if not isinstance(value, base) or (base is int and isinstance(value, bool)):
         raise OptionError(f"option {name}: expected {base.__name__}, got {value!r}")
+    if kind.item is not None:
+        value = [coerce(name, v, OptionType(kind.item)) for v in value]
     return value
 
 

@@ -51,6 +51,20 @@ def test_each_field_is_a_typed_option_with_its_docstring_as_help():
         given("--hands", "many")
 
 
+@dataclass
+class Sized:
+    sizes: list[int] = field(default_factory=lambda: [8])
+    """batch sizes"""
+
+
+def test_the_items_of_a_list_of_numbers_are_numbers_from_the_command_line_and_from_a_preset():
+    parser = cli.option_parser(Sized, "tool.py", "A tool.")
+    assert cli.given_options(parser, Sized, ["--sizes", "1", "2_048"]) == {"sizes": [1, 2048]}
+    assert cli.coerce("sizes", [4, 16], cli.option_types(Sized)["sizes"]) == [4, 16]
+    with pytest.raises(cli.OptionError, match="option sizes: expected int, got 'x'"):
+        cli.given_options(parser, Sized, ["--sizes", "8", "x"])
+
+
 def test_a_bool_is_a_switch_or_takes_true_or_false_and_never_swallows_a_positional():
     assert given("--progress", "a", "b") == {"progress": True, "bots": ["a", "b"]}
     assert given("--progress", "false", "a") == {"progress": False, "bots": ["a"]}
