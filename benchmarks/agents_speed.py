@@ -21,7 +21,7 @@ from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.engine import NUM_DECISION_PHASES
-from euchre_lab.cli import OptionError, check_least, fail, script_options
+from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/agents_speed.py"
 
@@ -132,11 +132,7 @@ def options(argv: list[str] | None) -> Options:
     check_least(args, {"games": 1, "per_phase": 1, "layouts": 1})
     engine = Engine(Rules())
     for spec in args.search:
-        try:
-            bot = make_agent(spec, engine, seed=0)
-        except ValueError as e:  # CheckpointError is a ValueError
-            raise OptionError(f"--search: {e}") from None
-        if not hasattr(bot, "worlds"):
+        if not hasattr(checked_agent(spec, "--search", engine, seed=0), "worlds"):
             raise OptionError(f"--search {spec!r} is not a search bot; give pimc or search specs (such as pimc:worlds=20 search:z=2)")
     return args
 

@@ -38,7 +38,7 @@ from euchre_agents.pimc import card_counts, sample_hands
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode
-from euchre_lab.cli import OptionError, check_least, fail, script_options
+from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/belief_quality.py"
 
@@ -195,10 +195,7 @@ def setup(argv: list[str] | None) -> tuple[Options, Engine, list, list[Variant]]
                           positional={"variants": dict(nargs="+", metavar="VARIANT")})
     check_least(args, {"hands": 1, "layouts": 1, "seed": 0})
     engine = Engine()
-    try:
-        players = [make_agent(args.players, engine, seed=args.seed + s) for s in range(NUM_SEATS)]
-    except ValueError as e:  # CheckpointError is a ValueError
-        raise OptionError(f"--players: {e}") from None
+    players = [checked_agent(args.players, "--players", engine, seed=args.seed + s) for s in range(NUM_SEATS)]
     variants = []
     for spec in args.variants:
         try:

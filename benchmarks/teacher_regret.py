@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from euchre_agents.registry import make_agent
 from euchre_agents.teacher import TeacherDataError, load, read_manifest
 from euchre_env import Engine, Phase
-from euchre_lab.cli import OptionError, check_least, fail, script_options
+from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/teacher_regret.py"
 
@@ -54,10 +53,7 @@ def setup(argv: list[str] | None) -> tuple[Options, Engine, list[int], list]:
     if not shards:
         raise OptionError(f"{args.data} lists no shards; {TEACHER_HINT}")
     engine = Engine()
-    try:
-        bots = [make_agent(spec, engine, seed=args.seed) for spec in args.bots]
-    except ValueError as e:  # CheckpointError is a ValueError
-        raise OptionError(f"bot spec: {e}") from None
+    bots = [checked_agent(spec, "bot spec", engine, seed=args.seed) for spec in args.bots]
     return args, engine, shards, bots
 
 

@@ -32,6 +32,9 @@ from typing import Any, Sequence
 import yaml
 
 from euchre_agents.atomic import TEMP_FILES
+from euchre_agents.base import Agent
+from euchre_agents.registry import make_agent
+from euchre_env import Engine, RulesError
 from euchre_lab.invocation import help_command, tool_name
 from euchre_lab.presets import read_preset
 
@@ -294,6 +297,15 @@ def check_least(options: Any, least: dict[str, int | float]) -> None:
         value = getattr(options, name)
         if value < low:
             raise OptionError(f"{flag(name)} must be {low} or more, got {value}")
+
+
+def checked_agent(spec: str, what: str, engine: Engine, seed: int | None = None) -> Agent:
+    """The bot `spec` names, built for `engine`; an OptionError `WHAT: <why>` for a misspelt bot, a bad option
+    or a checkpoint that cannot play here, so that it fails before any work starts."""
+    try:
+        return make_agent(spec, engine, seed=seed)
+    except (ValueError, RulesError) as e:  # CheckpointError is a ValueError
+        raise OptionError(f"{what}: {e}") from None
 
 
 def fail(script: str, error: BaseException | str) -> int:

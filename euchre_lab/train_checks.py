@@ -13,10 +13,9 @@ import numpy as np
 import torch
 
 from euchre_agents.ppo import check_compatible, read_checkpoint
-from euchre_agents.registry import make_agent
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
-from euchre_lab.cli import OptionError, field_docs, flag
+from euchre_lab.cli import OptionError, checked_agent, field_docs, flag
 from euchre_lab.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
@@ -130,10 +129,7 @@ def check_game(args: Args) -> Engine:
 def check_agents(specs: list[str], option: str, engine: Engine) -> None:
     """Build each agent spec once, so that a misspelt bot or a bad checkpoint fails before training."""
     for spec in specs:
-        try:
-            make_agent(spec, engine)
-        except (ValueError, RulesError) as e:  # CheckpointError is a ValueError
-            raise OptionError(f"{flag(option)}: {e}") from None
+        checked_agent(spec, flag(option), engine)
 
 
 def check_opponents(args: Args, engine: Engine) -> None:
