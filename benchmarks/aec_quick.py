@@ -17,7 +17,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -25,7 +24,7 @@ from dataclasses import dataclass  # noqa: E402
 from throughput import aec_loop, measure, wrapper_floor_env  # noqa: E402
 
 from euchre_env import Rules, euchre_v0  # noqa: E402
-from euchre_lab.cli import OptionError, check_least, fail, script_options  # noqa: E402
+from euchre_lab.cli import OptionError, above, at_least, check_ranges, fail, script_options  # noqa: E402
 
 SCRIPT = "benchmarks/aec_quick.py"
 
@@ -49,9 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run every row `--runs` times, taking turns, and print each row's fastest run."""
     try:
         args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv)
-        check_least(args, {"runs": 1})
-        if not (args.seconds > 0 and math.isfinite(args.seconds)):
-            raise OptionError(f"--seconds must be a finite number greater than 0, got {args.seconds}")
+        check_ranges(args, {"runs": at_least(1), "seconds": above(0)})
     except OptionError as e:
         return fail(SCRIPT, e)
     loops = {name: aec_loop(make(), seed) for seed, (name, make) in enumerate(ROWS.items())}

@@ -21,7 +21,7 @@ from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.engine import NUM_DECISION_PHASES
-from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
+from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/agents_speed.py"
 
@@ -129,7 +129,7 @@ def options(argv: list[str] | None) -> Options:
     """The command line's options, or an OptionError naming the first that makes no sense."""
     args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
                           special={"search": dict(nargs="+", metavar="SPEC")})
-    check_least(args, {"games": 1, "per_phase": 1, "layouts": 1})
+    check_ranges(args, {"games": at_least(1), "per_phase": at_least(1), "layouts": at_least(1)})
     engine = Engine(Rules())
     for spec in args.search:
         if not hasattr(checked_agent(spec, "--search", engine, seed=0), "worlds"):

@@ -38,7 +38,7 @@ from euchre_agents.pimc import card_counts, sample_hands
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode
-from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
+from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/belief_quality.py"
 
@@ -193,7 +193,7 @@ def setup(argv: list[str] | None) -> tuple[Options, Engine, list, list[Variant]]
     first option that makes no sense."""
     args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
                           positional={"variants": dict(nargs="+", metavar="VARIANT")})
-    check_least(args, {"hands": 1, "layouts": 1, "seed": 0})
+    check_ranges(args, {"hands": at_least(1), "layouts": at_least(1), "seed": at_least(0)})
     engine = Engine()
     players = [checked_agent(args.players, "--players", engine, seed=args.seed + s) for s in range(NUM_SEATS)]
     variants = []

@@ -17,7 +17,7 @@ import numpy as np
 
 from euchre_agents.teacher import TeacherDataError, load, read_manifest
 from euchre_env import Engine, Phase
-from euchre_lab.cli import OptionError, check_least, checked_agent, fail, script_options
+from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, fail, script_options
 
 SCRIPT = "benchmarks/teacher_regret.py"
 
@@ -43,7 +43,7 @@ def setup(argv: list[str] | None) -> tuple[Options, Engine, list[int], list]:
     that makes no sense (before any shard is read)."""
     args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
                           positional={"data": dict(metavar="DATA"), "bots": dict(nargs="+", metavar="BOT")})
-    check_least(args, {"shards": 1, "decisions": 1, "seed": 0})
+    check_ranges(args, {"shards": at_least(1), "decisions": at_least(1), "seed": at_least(0)})
     if not Path(args.data).is_dir():
         raise OptionError(f"{args.data} is not a folder; {TEACHER_HINT}")
     try:

@@ -48,7 +48,7 @@ from typing import Callable, Iterator  # noqa: E402
 import numpy as np  # noqa: E402
 
 from euchre_env import EuchreVectorEnv, Rules, euchre_v0  # noqa: E402
-from euchre_lab.cli import OptionError, check_least, fail, script_options  # noqa: E402
+from euchre_lab.cli import OptionError, above, at_least, check_ranges, fail, script_options  # noqa: E402
 
 SCRIPT = "benchmarks/throughput.py"
 
@@ -89,18 +89,15 @@ SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", meta
 
 def checked(args: Options) -> Options:
     """`args`, or an OptionError in one line naming the option that makes no sense and what it takes."""
-    if not 0 < args.seconds < float("inf"):
-        raise OptionError(f"--seconds must be a finite number greater than 0, got {args.seconds:g}")
-    check_least(args, {"rounds": 1, "warmup": 0, "memory_probe": 0})
-    if min(args.sizes) < 1:
-        raise OptionError(f"--sizes must all be 1 or more, got {min(args.sizes)}")
+    check_ranges(args, {"seconds": above(0), "rounds": at_least(1), "warmup": at_least(0), "memory_probe": at_least(0),
+                        "sizes": at_least(1)})
     if args.json:
         path = Path(args.json).absolute()
-        above = next(p for p in path.parents if p.exists())
+        nearest = next(p for p in path.parents if p.exists())
         if path.is_dir():
             raise OptionError(f"--json {args.json} is a folder; give the path of a JSON file to write")
-        if not above.is_dir():
-            raise OptionError(f"--json {args.json}: {above} is a file, not a folder; give a path in a folder")
+        if not nearest.is_dir():
+            raise OptionError(f"--json {args.json}: {nearest} is a file, not a folder; give a path in a folder")
     return args
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from euchre_lab.cli import OptionError, check_least, fail, script_options
+from euchre_lab.cli import OptionError, at_least, check_ranges, fail, script_options
 
 SCRIPT = "benchmarks/web_load.py"
 
@@ -76,7 +76,7 @@ class Options:
 
 def checked(args: Options) -> Options:
     """`args`, or an OptionError in one line naming the option that makes no sense."""
-    check_least(args, {"requests": 1})
+    check_ranges(args, {"requests": at_least(1)})
     return args
 
 

@@ -4,7 +4,7 @@ A tool declares its options as a dataclass whose fields carry one-line docstring
 it into an argparse parser (the docstrings become `--help`), `given_options` reads a command line into
 typed values, `read_options` reads a `--config` preset of the same options, and `layered` stacks
 defaults < preset < command line; `script_options` does it all for a script without presets (the
-benchmarks), and `check_least` refuses a count below its least value. Shared grammar, once:
+benchmarks), and `check_ranges` refuses a number outside its `Range`. Shared grammar, once:
 
 - a field `some_name` is the flag `--some-name` (and `--some_name`); a bool is `--some-name` (true),
   `--some-name true|false` or `--no-some-name`; a list takes one or more values;
@@ -22,6 +22,7 @@ import argparse
 import ast
 import dataclasses
 import inspect
+import math
 import sys
 import textwrap
 import types
@@ -290,13 +291,63 @@ def script_options(cls: type, script: str, description: str, argv: Sequence[str]
     return cls(**layered(dataclasses.asdict(cls()), given_options(parser, cls, argv)))
 
 
-def check_least(options: Any, least: dict[str, int | float]) -> None:
-    """An OptionError naming the first of the options `least` names that is below its least value
-    (`--hands must be 1 or more, got 0`)."""
-    for name, low in least.items():
+# ---------------------------------------------------------------- number ranges
+
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """The finite numbers an option may take: `low` or more (greater than `low` when `above`), at most `high`."""
+
+    low: float
+    high: float = math.inf
+    above: bool = False
+
+    def holds(self, value: float) -> bool:
+        """Whether `value` is a finite number in the range (NaN and the infinities never are)."""
+        return math.isfinite(value) and (value > self.low if self.above else value >= self.low) and value <= self.high
+
+    def __str__(self) -> str:
+        if self.high == math.inf:
+            return f"greater than {self.low:g}" if self.above else f"{self.low:g} or more"
+        if self.above:
+            return f"greater than {self.low:g} and at most {self.high:g}"
+        return f"between {self.low:g} and {self.high:g}"
+
+
+def at_least(low: float) -> Range:
+    """`low` or more (a count: `at_least(1)`)."""
+    return Range(low)
+
+
+def above(low: float) -> Range:
+    """Greater than `low` (a rate or a time: `above(0)`)."""
+    return Range(low, above=True)
+
+
+def between(low: float, high: float) -> Range:
+    """From `low` to `high`, both included (a fraction: `between(0, 1)`)."""
+    return Range(low, high)
+
+
+def check_ranges(options: Any, ranges: dict[str, Range]) -> None:
+    """An OptionError naming the first option outside its range, with the option's docstring where it has
+    one (`--num-envs must be greater than 0, got 0 (games stepped together)`); a list's items are checked
+    one by one. The one home of every tool's "must be N or more" and "must be between" checks."""
+    for name, allowed in ranges.items():
         value = getattr(options, name)
-        if value < low:
-            raise OptionError(f"{flag(name)} must be {low} or more, got {value}")
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if not allowed.holds(item):
+                needs = allowed if math.isfinite(item) else "a finite number"
+                raise OptionError(f"{flag(name)} must be {needs}, got {item!r}{described(type(options), name)}")
+
+
+def described(cls: type, name: str) -> str:
+    """` (the field's docstring)` on one line, or "" where the field has none or its source is not at hand."""
+    try:
+        doc = field_docs(cls).get(name)
+    except (OSError, TypeError):
+        return ""
+    return f" ({' '.join(doc.split())})" if doc else ""
 
 
 def checked_agent(spec: str, what: str, engine: Engine, seed: int | None = None) -> Agent:

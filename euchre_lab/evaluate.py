@@ -37,7 +37,7 @@ import yaml
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.backends import RAY_LOCAL, connect_ray
 from euchre_lab import journal
-from euchre_lab.cli import check_least, fail, given_options, layered, option_parser, read_options
+from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
 from euchre_lab.match import (
     DEFAULT_CHUNK,
     DEFAULT_HANDS,
@@ -185,7 +185,7 @@ def check_out(out: Path, config: dict[str, Any], overwrite: bool) -> None:
 
 def check_options(args: Args) -> None:
     """The numeric options in range, and a round robin of distinct bots."""
-    check_least(args, {"seed": 0, "workers": 1, "chunk": 1, "bootstrap": 1})
+    check_ranges(args, {"seed": at_least(0), "workers": at_least(1), "chunk": at_least(1), "bootstrap": at_least(1)})
     if args.round_robin and (len(args.round_robin) < 2 or len(set(args.round_robin)) != len(args.round_robin)):
         raise ValueError(f"--round-robin needs two or more different bots, got {args.round_robin}")
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from euchre_env.cards import NUM_SEATS
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.cli import OptionError, fail, given_options, layered, option_parser
+from euchre_lab.cli import OptionError, at_least, between, check_ranges, fail, given_options, layered, option_parser
 from euchre_play.table import PERSON, SEAT_NAMES
 
 SCRIPT = "play.py"
@@ -98,12 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
 def read_options(argv: Sequence[str] | None) -> PlayOptions:
     """The command line as checked options; OptionError (one line) for a value out of range."""
     options = PlayOptions(**layered(dataclasses.asdict(PlayOptions()), given_options(build_parser(), PlayOptions, argv)))
-    if not 1 <= options.port <= 65535:
-        raise OptionError(f"--port must be 1-65535, got {options.port}")
-    if not (math.isfinite(options.delay) and options.delay >= 0):
-        raise OptionError(f"--delay must be a number of seconds >= 0, got {options.delay}")
-    if options.games_per_client < 1:
-        raise OptionError(f"--games-per-client must be >= 1, got {options.games_per_client}")
+    check_ranges(options, {"port": between(1, 65535), "delay": at_least(0), "games_per_client": at_least(1)})
     return options
 
 

@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 from euchre_agents.atomic import write_atomic
 from euchre_env.extras import require
-from euchre_lab.cli import (OptionError, fail, given_options, layered, option_parser, option_types, read_options,
+from euchre_lab.cli import (OptionError, at_least, check_ranges, fail, given_options, layered, option_parser, read_options,
                             remove_stale_temp_files)
 from euchre_lab.presets import read_preset
 from euchre_lab.stages import PER_WORKER, RUNNERS, Stage, card_text, duration, rate_key, work_size, write_text
@@ -501,9 +501,7 @@ def prepare(args: Args) -> RecipeRun:
         raise RecipeError(f"--stage {args.stage!r}: this is the recipe's command line (stage recipe)")
     if args.ray is not None:
         require("ray", "ray", what="--ray")
-    for name in ("workers", "torch_threads"):
-        if getattr(args, name) < (1 if name == "workers" else 0):
-            raise RecipeError(f"--{name.replace('_', '-')} must be {'1' if name == 'workers' else '0'} or more")
+    check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0)})
     if not re.fullmatch(r"[\w.=-]+", args.run_name) or args.run_name in (".", ".."):
         raise RecipeError(f"--run-name {args.run_name!r} must be a plain folder name")
     stages = plan(args)

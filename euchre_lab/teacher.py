@@ -22,7 +22,7 @@ from euchre_agents.teacher import MANIFEST, TeacherDataError, TeacherSettings, c
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.backends import RAY_LOCAL, connect_ray, task_runner
-from euchre_lab.cli import check_least, fail, given_options, option_parser, remove_stale_temp_files
+from euchre_lab.cli import at_least, check_ranges, fail, given_options, option_parser, remove_stale_temp_files
 
 SCRIPT = "python -m euchre_lab.teacher"
 SETTINGS = {f.name for f in dataclasses.fields(TeacherSettings)}
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = Args(**{k: v for k, v in given.items() if k not in SETTINGS})
         settings = TeacherSettings(**{k: v for k, v in given.items() if k in SETTINGS})
         rules = Rules.from_dict(args.rules)
-        check_least(args, {"workers": 1})
+        check_ranges(args, {"workers": at_least(1)})
         before = sum(read_manifest(args.out)["shards"].values()) if (Path(args.out) / MANIFEST).exists() else 0
         check_settings(rules, settings, args.shards)
         run_jobs = None

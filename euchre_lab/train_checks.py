@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import torch
 
 from euchre_agents.ppo import check_compatible, read_checkpoint
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
-from euchre_lab.cli import OptionError, checked_agent, field_docs, flag
+from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
 from euchre_lab.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
@@ -28,13 +27,17 @@ from euchre_lab.train_options import (
     teacher_folders,
 )
 
-POSITIVE = ("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden_size",
-            "pool_size", "pool_interval", "save_interval", "learning_rate", "clip_coef", "max_grad_norm",
-            "distill_epochs", "distill_batch_size", "policy_temperature", "init_temperature", "exploit_pairs", "workers")
-NON_NEGATIVE = ("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval",
-                "ent_coef", "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef", "value_warmup_updates",
-                "exploit_seed")
-FRACTIONS = ("gamma", "gae_lambda", "holdout_fraction")
+RANGES = {
+    **dict.fromkeys(("total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs", "hidden_size",
+                     "pool_size", "pool_interval", "save_interval", "learning_rate", "clip_coef", "max_grad_norm",
+                     "distill_epochs", "distill_batch_size", "policy_temperature", "init_temperature", "exploit_pairs",
+                     "workers"), above(0)),
+    **dict.fromkeys(("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval", "ent_coef",
+                     "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef", "value_warmup_updates",
+                     "exploit_seed"), at_least(0)),
+    **dict.fromkeys(("gamma", "gae_lambda", "holdout_fraction"), between(0, 1)),
+}
+"""The range of each number the stages take."""
 NETWORK_OPTIONS = ("hidden_size", "num_layers", "canonical_suits", "action_values")
 TEACHER_HINT = "write it with python -m euchre_lab.teacher"
 
@@ -85,16 +88,7 @@ def check_stage_name(args: Args, checkpoint: dict[str, Any] | None) -> None:
 
 def check_numbers(args: Args) -> None:
     """Sizes, counts and coefficients in range, and at least one rollout in the run."""
-    docs = field_docs(Args)
-    for names, test, needs in (
-        (POSITIVE, lambda v: v > 0, "greater than 0"),
-        (NON_NEGATIVE, lambda v: v >= 0, "0 or more"),
-        (FRACTIONS, lambda v: 0 <= v <= 1, "between 0 and 1"),
-    ):
-        for name in names:
-            value = getattr(args, name)
-            if not (test(value) and np.isfinite(value)):
-                raise OptionError(f"{flag(name)} must be {needs}, got {value!r} ({docs[name]})")
+    check_ranges(args, RANGES)
     batch_size = args.num_envs * args.num_steps
     if args.stage == "distill":
         for name in ("value_warmup_updates", "init_temperature"):
@@ -114,8 +108,9 @@ def check_numbers(args: Args) -> None:
         )
 
 
-def check_game(args: Args) -> Engine:
-    """The engine the options describe (rules, episode, reward), or an OptionError naming the bad one."""
+def check_game(args: Any) -> Engine:
+    """The engine that options with `rules`, `episode` and `reward` describe (train's, or the RLlib example's),
+    or an OptionError naming the bad one."""
     if args.episode not in EPISODES:
         raise OptionError(f"--episode {args.episode!r} is not one of {', '.join(EPISODES)}")
     if args.reward not in REWARDS:

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from euchre_env.extras import MissingExtraError, require  # noqa: E402
-from euchre_lab.cli import OptionError, check_least, fail, flag, given_options, layered, option_parser, read_options  # noqa: E402
+from euchre_lab.cli import Range, above, at_least, between, check_ranges, fail, given_options, layered, option_parser, read_options  # noqa: E402
 
 SCRIPT = "examples/rllib_train.py"
 """How the trainer names itself in its one-line errors."""
@@ -40,8 +40,7 @@ except MissingExtraError as missing:
     sys.exit(fail(SCRIPT, missing))
 from euchre_agents import rllib  # noqa: E402
 from euchre_lab.backends import RAY_LOCAL, connect_ray  # noqa: E402
-from euchre_env.engine import EPISODES, REWARDS  # noqa: E402
-from euchre_env.rules import Rules  # noqa: E402
+from euchre_lab.train_checks import check_game  # noqa: E402
 
 EXAMPLE = "configs/rllib_ppo.yaml"
 """The preset that a missing --config's error points to (and the default one)."""
@@ -97,12 +96,13 @@ class Args:
     """CPU threads for torch in this process (the driver samples and learns); 0 keeps torch's default"""
 
 
-AT_LEAST = {"num_cpus": 1, "iterations": 1, "train_batch_size": 1, "minibatch_size": 1, "num_epochs": 1,
-            "num_env_runners": 0, "num_envs_per_env_runner": 1, "hidden_size": 1, "num_layers": 1, "torch_threads": 0}
-"""The least value of each count."""
-RANGES = {"lr": ("more than 0", lambda x: x > 0), "gamma": ("more than 0 and at most 1", lambda x: 0 < x <= 1),
-          "lambda_": ("from 0 to 1", lambda x: 0 <= x <= 1), "entropy_coeff": ("0 or more", lambda x: x >= 0)}
-"""What each rate or coefficient must be, and its check."""
+RANGES = {
+    **{name: at_least(1) for name in ("num_cpus", "iterations", "train_batch_size", "minibatch_size", "num_epochs",
+                                      "num_envs_per_env_runner", "hidden_size", "num_layers")},
+    "num_env_runners": at_least(0), "torch_threads": at_least(0), "lr": above(0), "gamma": Range(0, 1, above=True),
+    "lambda_": between(0, 1), "entropy_coeff": at_least(0),
+}
+"""The range of each count, rate and coefficient."""
 
 
 def preset(given: dict[str, Any]) -> dict[str, Any]:
@@ -118,15 +118,9 @@ def preset(given: dict[str, Any]) -> dict[str, Any]:
 
 def checked(args: Args) -> Args:
     """`args`, or a ValueError in one line naming the option that makes no sense (here, not inside an env runner)."""
-    Rules.from_dict(args.rules)
+    check_game(args)
     rllib.policy_ids(args.policies)
-    for name, allowed in (("episode", EPISODES), ("reward", REWARDS)):
-        if getattr(args, name) not in allowed:
-            raise OptionError(f"{name} must be one of {list(allowed)}, got {getattr(args, name)!r}")
-    check_least(args, AT_LEAST)
-    for name, (wanted, ok) in RANGES.items():
-        if not ok(getattr(args, name)):
-            raise OptionError(f"{flag(name)} must be {wanted}, got {getattr(args, name):g}")
+    check_ranges(args, RANGES)
     return args
 
 

@@ -65,6 +65,31 @@ def test_the_items_of_a_list_of_numbers_are_numbers_from_the_command_line_and_fr
         cli.given_options(parser, Sized, ["--sizes", "8", "x"])
 
 
+@pytest.mark.parametrize(
+    "option, value, allowed, message",
+    [
+        ("hands", 0, cli.at_least(1), "--hands must be 1 or more, got 0 (hands to play)"),
+        ("rate", 0.0, cli.above(0), "--rate must be greater than 0, got 0.0 (a rate)"),
+        ("rate", float("nan"), cli.at_least(0), "--rate must be a finite number, got nan (a rate)"),
+        ("rate", float("inf"), cli.above(0), "--rate must be a finite number, got inf (a rate)"),
+        ("rate", 1.5, cli.between(0, 1), "--rate must be between 0 and 1, got 1.5 (a rate)"),
+        ("rate", 0.0, cli.Range(0, 1, above=True), "--rate must be greater than 0 and at most 1, got 0.0 (a rate)"),
+    ],
+)
+def test_a_number_outside_its_range_is_named_with_the_range_and_the_option_doc(option, value, allowed, message):
+    options = Options(**{option: value})
+    with pytest.raises(cli.OptionError) as refused:
+        cli.check_ranges(options, {option: allowed})
+    assert str(refused.value) == message
+    cli.check_ranges(Options(hands=1, rate=1.0), {"hands": cli.at_least(1), "rate": cli.between(0, 1)})
+
+
+def test_each_item_of_a_list_is_checked_against_the_range():
+    cli.check_ranges(Sized([1, 64]), {"sizes": cli.at_least(1)})
+    with pytest.raises(cli.OptionError, match=r"^--sizes must be 1 or more, got 0 \(batch sizes\)$"):
+        cli.check_ranges(Sized([8, 0, 4]), {"sizes": cli.at_least(1)})
+
+
 def test_a_bool_is_a_switch_or_takes_true_or_false_and_never_swallows_a_positional():
     assert given("--progress", "a", "b") == {"progress": True, "bots": ["a", "b"]}
     assert given("--progress", "false", "a") == {"progress": False, "bots": ["a"]}

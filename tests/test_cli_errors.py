@@ -52,7 +52,7 @@ print(json.dumps(results))
 TRAIN_ROWS = [
     ("num_envs_0", ["--num-envs", "0"], "--num-envs must be greater than 0, got 0"),
     ("num_steps_negative", ["--num-steps", "-3"], "--num-steps must be greater than 0, got -3"),
-    ("learning_rate_nan", ["--learning-rate", "nan"], "--learning-rate must be greater than 0, got nan"),
+    ("learning_rate_nan", ["--learning-rate", "nan"], "--learning-rate must be a finite number, got nan"),
     ("gamma_above_1", ["--gamma", "1.5"], "--gamma must be between 0 and 1, got 1.5"),
     ("negative_seed", ["--seed", "-1"], "--seed must be 0 or more, got -1"),
     ("no_whole_rollout", ["--total-timesteps", "100"], "--total-timesteps 100 is less than one rollout"),
@@ -147,7 +147,7 @@ SCRIPT_ROWS = [
     ("benchmarks/teacher_regret.py", "not_teacher_data", ["FILES", "heuristic"], "FILES holds no teacher data (manifest.json is missing)"),
     ("benchmarks/throughput.py", "rounds_0", ["--rounds", "0"], "--rounds must be 1 or more, got 0"),
     ("benchmarks/throughput.py", "clock_unknown", ["--clock", "gpu"], "argument --clock: invalid choice: 'gpu'"),
-    ("benchmarks/throughput.py", "sizes_0", ["--sizes", "8", "0"], "--sizes must all be 1 or more, got 0"),
+    ("benchmarks/throughput.py", "sizes_0", ["--sizes", "8", "0"], "--sizes must be 1 or more, got 0"),
     ("benchmarks/web_load.py", "requests_0", ["--requests", "0"], "--requests must be 1 or more, got 0"),
     ("benchmarks/web_load.py", "unknown_flag", ["--bogus"], "unrecognized arguments: --bogus"),
 ]

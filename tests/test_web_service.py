@@ -266,9 +266,9 @@ def test_people_games_export_as_teacher_data_that_train_distills(tmp_path, capsy
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--web", "--port", "99999"], "--port must be 1-65535, got 99999"),
-        (["--delay", "-1"], "--delay must be a number of seconds >= 0, got -1"),
-        (["--delay", "nan"], "--delay must be a number of seconds >= 0"),
+        (["--web", "--port", "99999"], "--port must be between 1 and 65535, got 99999"),
+        (["--delay", "-1"], "--delay must be 0 or more, got -1.0"),
+        (["--delay", "nan"], "--delay must be a finite number, got nan"),
         (["--port", "eighty"], "option port: expected int"),
         (["export"], "the following arguments are required: OUT"),
     ],
