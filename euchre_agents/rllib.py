@@ -20,7 +20,6 @@ import pickle
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
@@ -28,7 +27,9 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from euchre_agents.base import file_sha256
-from euchre_agents.ppo import ActorCritic, CheckpointError, PPOAgent, check_compatible, observation_signature
+from euchre_agents.checkpoint import CheckpointError, check_compatible, observation_signature
+from euchre_agents.network import ActorCritic
+from euchre_agents.ppo import PPOAgent
 from euchre_env import euchre_v0
 from euchre_env.engine import EPISODE_HAND, Engine
 from euchre_env.rules import Rules

@@ -276,7 +276,7 @@ def check_settings(rules: Rules, settings: TeacherSettings, shards: int) -> None
 
 
 def _manifest_identity(rules: Rules, settings: TeacherSettings, engine: Engine) -> dict[str, Any]:
-    from euchre_agents.ppo import observation_signature  # torch only where teacher data is written or read
+    from euchre_agents.checkpoint import observation_signature  # torch only where teacher data is written or read
 
     return {
         "format": FORMAT,

@@ -4,8 +4,8 @@ state that it saves and restores for an exact resume.
 Every checkpoint holds `format`, `stage`, the model and its `model_kwargs`, the optimizer, the config,
 the rules and the observation layout (`header`), then what its stage needs to continue bit for bit: PPO
 the games in progress, the opponent pool and every random stream; distillation the teacher shards it
-reads; and `sha256`, the checksum of all its other entries (`euchre_agents.ppo.with_checksum`), which
-reading verifies. Reading and the compatibility checks are `euchre_agents.ppo`'s (`read_checkpoint`,
+reads; and `sha256`, the checksum of all its other entries (`euchre_agents.checkpoint.with_checksum`), which
+reading verifies. Reading and the compatibility checks are `euchre_agents.checkpoint`'s (`read_checkpoint`,
 `check_compatible`), as the `ppo` bot reads the same files.
 """
 
@@ -22,7 +22,7 @@ import torch
 
 from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
-from euchre_agents.ppo import CHECKPOINT_FORMAT, NUMBERED, observation_signature, with_checksum
+from euchre_agents.checkpoint import CHECKPOINT_FORMAT, NUMBERED, observation_signature, with_checksum
 from euchre_env import Engine, EuchreState
 
 LATEST = "latest.pt"

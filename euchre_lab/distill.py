@@ -19,7 +19,7 @@ import torch
 import torch.nn as nn
 from tqdm import tqdm
 
-from euchre_agents.ppo import MASKED_LOGIT, ActorCritic
+from euchre_agents.network import MASKED_LOGIT, ActorCritic
 from euchre_env import Engine
 from euchre_lab import checkpoints
 from euchre_lab.cli import OptionError

@@ -4,7 +4,7 @@
     python -m euchre_lab.export_policy runs/main/checkpoints/latest.pt agents/wide.pt --hidden-size 768   # the same policy, wider
     python -m euchre_lab.export_policy runs/ft1/agent.pt runs/ft2/agent.pt agents/soup.pt   # the mean of their weights
 
-One checkpoint: its play-only export (`euchre_agents.ppo.export_policy`), with `--hidden-size` the same
+One checkpoint: its play-only export (`euchre_agents.checkpoint.export_policy`), with `--hidden-size` the same
 function in a wider network for `--init-checkpoint`. Several: the policy whose every weight is their mean
 (`average_policies`), for fine-tunes of one network. DST is written atomically and is the same bytes
 whatever it is called.
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parse_args(argv)
         require("train", "torch", what="exporting a policy")
-        from euchre_agents.ppo import average_policies, export_policy
+        from euchre_agents.checkpoint import average_policies, export_policy
 
         if len(args.src) > 1:
             average_policies(args.src, args.dst)

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch.distributions.categorical import Categorical
 
-from euchre_agents.ppo import ActorCritic
+from euchre_agents.network import ActorCritic
 from euchre_agents.registry import make_agent
 from euchre_env import EuchreState
 from euchre_env.play import act

@@ -31,7 +31,8 @@ import torch.nn as nn
 from torch.distributions.categorical import Categorical
 from tqdm import tqdm
 
-from euchre_agents.ppo import ActorCritic, build_network, sharpen_policy
+from euchre_agents.checkpoint import build_network
+from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_env import Engine, EuchreVectorEnv
 from euchre_env.cards import NUM_SEATS
 from euchre_lab import checkpoints

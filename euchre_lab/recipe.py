@@ -545,7 +545,7 @@ def drive(run: RecipeRun) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The recipe's command line; one line and exit status 2 for a bad input or a changed stage, 130 on Ctrl-C."""
-    from euchre_agents.ppo import CheckpointError
+    from euchre_agents.checkpoint import CheckpointError
     from euchre_agents.teacher import TeacherDataError
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError

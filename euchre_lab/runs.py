@@ -19,7 +19,9 @@ import torch.optim as optim
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from euchre_agents.ppo import ActorCritic, PPOAgent, build_network, sharpen_policy
+from euchre_agents.checkpoint import build_network
+from euchre_agents.network import ActorCritic, sharpen_policy
+from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
 from euchre_lab.checkpoints import LATEST, save_numbered
 from euchre_lab.cli import remove_stale_temp_files

@@ -129,7 +129,7 @@ def training_args(stage: Stage, run: Any, resume: str = "") -> Any:
 
 def run_training(stage: Stage, run: Any) -> dict[str, Any]:
     """Distil or fine-tune (or continue, exactly, from the stage's latest checkpoint), then export the stage's agent."""
-    from euchre_agents.ppo import RESUME, export_policy, read_checkpoint
+    from euchre_agents.checkpoint import RESUME, export_policy, read_checkpoint
     from euchre_lab.checkpoints import LATEST
     from euchre_lab.distill import distill
     from euchre_lab.ppo_trainer import train
@@ -164,7 +164,7 @@ def len_shards(source: dict[str, Any]) -> int:
 
 def run_export(stage: Stage, run: Any) -> dict[str, Any]:
     """runs/NAME/agent.pt: the last round's policy, play only (what `ppo:runs/NAME/agent.pt` plays)."""
-    from euchre_agents.ppo import export_policy
+    from euchre_agents.checkpoint import export_policy
 
     export_policy(str(stage.settings["checkpoint"]), stage.outputs["agent"])
     path = Path(stage.outputs["agent"])

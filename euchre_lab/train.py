@@ -16,7 +16,8 @@ decisions are played but not trained on. `--stage distill` instead learns from t
 Checkpoints (runs/{run_name}/checkpoints/update_NNNNNN.pt and latest.pt, written atomically) hold the
 model, optimizer, every random stream, the games in progress, the opponent pool, the config, the rules
 and the observation layout; `--resume` continues bit for bit on CPU and refuses a checkpoint made for
-other rules or another observation layout. `euchre_agents/ppo.py` plays a checkpoint as the `ppo` bot.
+other rules or another observation layout. `euchre_agents/checkpoint.py` reads and checks a checkpoint,
+and `euchre_agents/ppo.py` plays one as the `ppo` bot.
 
 Where each part lives: the options `train_options.py`, their checks `train_checks.py`, the run and its
 hints `runs.py`, checkpoints `checkpoints.py`, PPO `ppo_trainer.py` (opponents `league.py`),
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int | None:
         require("train", what="training")
     except MissingExtraError as e:
         sys.exit(fail("train.py", e))
-    from euchre_agents.ppo import CheckpointError
+    from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
     from euchre_lab import exploit, recipe
     from euchre_lab.cli import OptionError

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import torch
 
-from euchre_agents.ppo import check_compatible, read_checkpoint
+from euchre_agents.checkpoint import check_compatible, read_checkpoint
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag

@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from euchre_agents.ppo import RESUME, read_checkpoint
+from euchre_agents.checkpoint import RESUME, read_checkpoint
 from euchre_agents.registry import parse_weighted as agents_parse_weighted
 from euchre_lab.cli import OptionError, coerce, given_options, layered, option_parser, option_types, read_options
 

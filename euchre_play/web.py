@@ -197,7 +197,7 @@ class SharedBots:
 @functools.lru_cache(maxsize=16)
 def checkpoint_rules(spec: str) -> dict[str, Any] | None:
     """The rules a `ppo` spec's checkpoint plays (the only ones it can), or None if it cannot be read."""
-    from euchre_agents.ppo import CheckpointError, load_checkpoint
+    from euchre_agents.checkpoint import CheckpointError, load_checkpoint
 
     path = resolve_spec(spec).partition(":")[2].split(",")[0]
     try:

@@ -18,14 +18,8 @@ import torch
 from conftest import SUBPROCESS_TIMEOUT
 from euchre_agents.atomic import TEMP_FILES, write_atomic
 from euchre_agents.base import file_sha256
-from euchre_agents.ppo import (
-    CHECKSUM,
-    CheckpointError,
-    PPOAgent,
-    contents_sha256,
-    read_checkpoint,
-    with_checksum,
-)
+from euchre_agents.checkpoint import CHECKSUM, CheckpointError, contents_sha256, read_checkpoint, with_checksum
+from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
 from euchre_lab.cli import remove_stale_temp_files
 
@@ -199,20 +193,20 @@ def test_write_atomic_replaces_a_file_whole_or_not_at_all(tmp_path):
 
 
 def test_a_policy_saved_to_a_path_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
-    from euchre_agents import ppo
+    from euchre_agents import checkpoint as checkpoint_file
 
     path = tmp_path / "agent.pt"
-    policy = ppo.play_policy(str(SMALL))
-    ppo.save_policy(policy, str(path))
+    policy = checkpoint_file.play_policy(str(SMALL))
+    checkpoint_file.save_policy(policy, str(path))
     saved = path.read_bytes()
 
     def half_then_fail(obj, f):
         f.write(saved[: len(saved) // 2])
         raise OSError("disk full")
 
-    monkeypatch.setattr(ppo.torch, "save", half_then_fail)
+    monkeypatch.setattr(checkpoint_file.torch, "save", half_then_fail)
     with pytest.raises(OSError, match="disk full"):
-        ppo.save_policy(policy, str(path))
+        checkpoint_file.save_policy(policy, str(path))
     assert path.read_bytes() == saved and [p.name for p in tmp_path.iterdir()] == ["agent.pt"]
 
 

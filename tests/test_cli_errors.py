@@ -319,7 +319,7 @@ def test_the_export_tool_refuses_a_bad_input_in_one_line_and_writes_nothing(scra
 
 
 def test_resume_refuses_a_checkpoint_whose_training_state_is_damaged(scratch):
-    from euchre_agents.ppo import CheckpointError, read_checkpoint, with_checksum
+    from euchre_agents.checkpoint import CheckpointError, read_checkpoint, with_checksum
 
     policy = torch.load(EXPORT, weights_only=True)
     training = {"optimizer": {}, "pool": [], "pool_count": 1, "env_state": [], "games": {}, "rng": {}}

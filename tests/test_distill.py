@@ -3,7 +3,6 @@ PPO fine-tuning with a KL penalty toward the distilled policy, and the shipped a
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,8 @@ import pytest
 import torch
 
 from euchre_agents.registry import make_agent
-from euchre_agents.ppo import SHIPPED, ActorCritic
+from euchre_agents.network import ActorCritic
+from euchre_agents.ppo import SHIPPED
 from euchre_agents.teacher import TeacherSettings, generate
 from euchre_env import Engine, Rules, game_keys
 from euchre_lab import train
@@ -170,7 +170,7 @@ def test_bare_ppo_spec_plays_the_shipped_agent():
 
 
 def test_a_widened_network_plays_the_same_and_a_distillation_run_starts_from_it(teacher_folder, tmp_path):
-    from euchre_agents.ppo import export_policy, load_checkpoint
+    from euchre_agents.checkpoint import export_policy, load_checkpoint
 
     train.main(distill_args(teacher_folder, tmp_path, "--run-name", "narrow", "--distill-epochs", "2"))
     narrow = tmp_path / "narrow" / "checkpoints" / "latest.pt"

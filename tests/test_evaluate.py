@@ -460,7 +460,7 @@ def test_evaluate_py_continues_a_stopped_match_and_refuses_another_match_s_chunk
 
 
 def test_results_record_the_weights_played_and_refuse_other_weights_under_the_same_spec(tmp_path, capsys):
-    from euchre_agents.ppo import export_policy
+    from euchre_agents.checkpoint import export_policy
 
     agent = tmp_path / "agent.pt"
     export_policy(str(ROOT / "checkpoints" / "euchre_ppo.pt"), str(agent))

@@ -97,7 +97,7 @@ def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_
         for name, target in TOOLS.items():
             assert f"{name} = {target}" in archive.read(f"{info}/entry_points.txt").decode()
         archive.extractall(tmp_path / "site")
-    probe = "from euchre_agents.ppo import SHIPPED, read_checkpoint; read_checkpoint(SHIPPED); print(SHIPPED)"
+    probe = "from euchre_agents.checkpoint import read_checkpoint; from euchre_agents.ppo import SHIPPED; read_checkpoint(SHIPPED); print(SHIPPED)"
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
                            env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=SUBPROCESS_TIMEOUT)
     assert found.returncode == 0, found.stderr

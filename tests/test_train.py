@@ -20,7 +20,9 @@ from conftest import SUBPROCESS_TIMEOUT
 from test_checkpoint_integrity import flip_tensor_bytes
 from euchre_agents.base import file_sha256
 from euchre_agents.registry import make_agent
-from euchre_agents.ppo import CHECKSUM, ActorCritic, CheckpointMismatchError, PPOAgent, read_checkpoint
+from euchre_agents.checkpoint import CHECKSUM, CheckpointMismatchError, read_checkpoint
+from euchre_agents.network import ActorCritic
+from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
 from euchre_lab import train, train_checks, train_options
 from euchre_lab.cli import OptionError, field_docs
@@ -202,7 +204,7 @@ def test_ppo_agent_plays_a_checkpoint_and_refuses_other_rules(tiny_run):
 
 
 def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_check(tiny_run, tmp_path):
-    from euchre_agents.ppo import export_policy
+    from euchre_agents.checkpoint import export_policy
 
     path = tiny_run / "checkpoints" / "latest.pt"
     exported = tmp_path / "policy.pt"
@@ -219,7 +221,7 @@ def test_exported_policy_plays_like_its_checkpoint_and_keeps_the_compatibility_c
 
 
 def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny_run, tmp_path):
-    from euchre_agents.ppo import export_policy
+    from euchre_agents.checkpoint import export_policy
 
     path = tiny_run / "checkpoints" / "latest.pt"
     export_policy(str(path), str(tmp_path / "policy.pt"))
@@ -231,7 +233,7 @@ def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny
 
 
 def test_the_export_tool_writes_what_export_policy_and_average_policies_write(tiny_run, tmp_path, capsys):
-    from euchre_agents.ppo import average_policies, export_policy
+    from euchre_agents.checkpoint import average_policies, export_policy
     from euchre_lab import export_policy as export_tool
 
     path, first = tiny_run / "checkpoints" / "latest.pt", tiny_run / "checkpoints" / "update_000001.pt"
@@ -247,7 +249,7 @@ def test_the_export_tool_writes_what_export_policy_and_average_policies_write(ti
 
 
 def test_an_average_of_checkpoints_holds_the_mean_of_their_weights_and_plays(tiny_run, tmp_path):
-    from euchre_agents.ppo import average_policies, export_policy, load_checkpoint
+    from euchre_agents.checkpoint import average_policies, export_policy, load_checkpoint
 
     path = tiny_run / "checkpoints" / "latest.pt"
     first = load_checkpoint(str(tiny_run / "checkpoints" / "update_000001.pt"))["model"]
@@ -265,7 +267,7 @@ def test_an_average_of_checkpoints_holds_the_mean_of_their_weights_and_plays(tin
 
 
 def test_a_checkpoint_saved_with_blocks_elsewhere_plays_the_same_and_cannot_resume(tiny_run, tmp_path):
-    from euchre_agents.ppo import check_compatible, export_policy, load_checkpoint
+    from euchre_agents.checkpoint import check_compatible, export_policy, load_checkpoint
 
     checkpoint = load_checkpoint(str(tiny_run / "checkpoints" / "latest.pt"))
     engine = Engine()

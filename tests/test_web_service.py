@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 
 from conftest import api_turn
 from euchre_lab import play
-from euchre_play.store import FINISHED, LIVE, GameStore
+from euchre_play.store import FINISHED, GameStore
 from euchre_play.web import SEED_REFUSED, Games, create_app
 
 ROOT = Path(__file__).resolve().parents[1]
