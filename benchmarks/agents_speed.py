@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_agents.solver import DoubleDummy, hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
@@ -73,9 +74,8 @@ def time_learned_agent(engine: Engine, obs: np.ndarray, masks: np.ndarray) -> No
     print(f"ppo (shipped), one decision per call: {one_per_call_rate(agent, obs, masks, 2000):,.0f} decisions/s")
 
 
-def time_search(engine: Engine, spec: str, obs: np.ndarray, masks: np.ndarray, phase: np.ndarray, per_phase: int) -> None:
-    """Print a search bot's CPU time per decision in each phase (one decision per call)."""
-    bot = make_agent(spec, engine, seed=0)
+def time_search(spec: str, bot: Agent, obs: np.ndarray, masks: np.ndarray, phase: np.ndarray, per_phase: int) -> None:
+    """Print the CPU time per decision in each phase (one decision per call) of `bot`, the search bot `spec` names."""
     print(f"{spec} at {bot.worlds} worlds, decisions with a choice, one per call:")
     mean = 0.0
     for p in range(NUM_DECISION_PHASES):
@@ -125,25 +125,26 @@ class Options:
     """search bot specs to time per phase"""
 
 
-def options(argv: list[str] | None) -> Options:
-    """The command line's options, or an OptionError naming the first that makes no sense."""
+def options(argv: list[str] | None, engine: Engine) -> tuple[Options, dict[str, Agent]]:
+    """The command line's options and the search bots they name, built for `engine`; or an OptionError
+    naming the first option that makes no sense."""
     args = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
                           special={"search": dict(nargs="+", metavar="SPEC")})
     check_ranges(args, {"games": at_least(1), "per_phase": at_least(1), "layouts": at_least(1)})
-    engine = Engine(Rules())
-    for spec in args.search:
-        if not hasattr(checked_agent(spec, "--search", engine, seed=0), "worlds"):
+    bots = {spec: checked_agent(spec, "--search", engine, seed=0) for spec in args.search}
+    for spec, bot in bots.items():
+        if not hasattr(bot, "worlds"):
             raise OptionError(f"--search {spec!r} is not a search bot; give pimc or search specs (such as pimc:worlds=20 search:z=2)")
-    return args
+    return args, bots
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the table."""
+    engine = Engine(Rules())
     try:
-        args = options(argv)
+        args, search_bots = options(argv, engine)
     except OptionError as e:
         return fail(SCRIPT, e)
-    engine = Engine(Rules())
     obs, masks = collect_positions(engine, args.games)
     heuristic = make_agent("heuristic", engine, seed=0)
     t = time.process_time()
@@ -154,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     time_learned_agent(engine, obs, masks)
 
     obs, masks, phase = with_a_choice(engine, obs, masks)
-    for spec in args.search:
-        time_search(engine, spec, obs, masks, phase, args.per_phase)
+    for spec, bot in search_bots.items():
+        time_search(spec, bot, obs, masks, phase, args.per_phase)
     time_solver(args.layouts)
     return 0
 

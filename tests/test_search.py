@@ -209,7 +209,7 @@ def test_the_speed_benchmark_times_search_next_to_pimc_in_every_phase_it_meets(c
     engine = Engine()
     obs, masks, phase = bench.with_a_choice(engine, *bench.collect_positions(engine, 6))
     for spec_text in ("pimc:worlds=2", "search:worlds=2,z=2"):
-        bench.time_search(engine, spec_text, obs, masks, phase, per_phase=2)
+        bench.time_search(spec_text, make_agent(spec_text, engine, seed=0), obs, masks, phase, per_phase=2)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("pimc:worlds=2 at 2 worlds") and any(line.startswith("search:worlds=2,z=2 at 2 worlds") for line in lines)
     totals = [line for line in lines if line.strip().startswith("ALL")]
