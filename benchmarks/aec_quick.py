@@ -38,6 +38,8 @@ ROWS = {
 
 @dataclass
 class Options:
+    """The command line of the AEC speed table (field docstrings are its --help)."""
+
     runs: int = 20
     """runs per row"""
     seconds: float = 0.25

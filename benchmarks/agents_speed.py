@@ -115,6 +115,8 @@ def time_solver(layouts: int) -> None:
 
 @dataclass
 class Options:
+    """The command line of the bots' speed table (field docstrings are its --help)."""
+
     games: int = 2000
     """hands of self-play to collect positions from"""
     per_phase: int = 200

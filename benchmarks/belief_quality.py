@@ -174,6 +174,8 @@ def report(names: list[str], results: dict[str, np.ndarray], layouts: int) -> No
 
 @dataclass
 class Options:
+    """The command line of the belief-quality table (field docstrings are its --help)."""
+
     variants: list[str] = field(default_factory=list)
     """`uniform` or pimc infer options, e.g. model=ppo,temp=0"""
     players: str = "pimc"

@@ -75,6 +75,8 @@ def paired_difference(first: Path, second: Path) -> tuple[Estimate, Estimate, Es
 
 @dataclass
 class Options:
+    """The command line of the paired comparison (field docstrings are its --help)."""
+
     first: str = ""
     """match folder of the first bot against the opponent"""
     second: str = ""

@@ -26,6 +26,8 @@ TEACHER_HINT = "pass a folder written by python -m euchre_lab.teacher"
 
 @dataclass
 class Options:
+    """The command line of the teacher-regret table (field docstrings are its --help)."""
+
     data: str = ""
     """teacher-data folder (python -m euchre_lab.teacher)"""
     bots: list[str] = field(default_factory=list)

@@ -170,6 +170,8 @@ def wrapper_floor_env(fast: bool = False):
     agents = list(real.possible_agents)
 
     class NoOp(AECEnv):
+        """An AEC env that does nothing: Euchre's spaces, a fixed observation, the turn passed round the table."""
+
         metadata = {"name": "noop", "render_modes": [], "is_parallelizable": False}
 
         def __init__(self) -> None:

@@ -48,6 +48,8 @@ EXAMPLE = "configs/rllib_ppo.yaml"
 
 @dataclass
 class Args:
+    """The RLlib trainer's options: defaults < the --config preset < the command line (field docstrings are its --help)."""
+
     config: str = EXAMPLE
     """YAML preset whose keys are these options (a relative path is also looked up in the repository)"""
     run_dir: str = "runs/rllib"
