@@ -77,10 +77,6 @@ class Options:
     """seed of the games and of the random play"""
     json: str | None = None
     """also write the figures to this JSON file"""
-    memory_probe: int = 0
-    """internal: only measure the peak memory of this many games and print it as JSON (the run starts it in a fresh process)"""
-    start_probe: bool = False
-    """internal: only play one vector API step and one AEC step (the run times it in fresh processes)"""
 
 
 SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", metavar="N"), "json": dict(metavar="PATH")}
@@ -89,8 +85,7 @@ SPECIAL = {"clock": dict(choices=("cpu", "wall")), "sizes": dict(nargs="+", meta
 
 def checked(args: Options) -> Options:
     """`args`, or an OptionError in one line naming the option that makes no sense and what it takes."""
-    check_ranges(args, {"seconds": above(0), "rounds": at_least(1), "warmup": at_least(0), "memory_probe": at_least(0),
-                        "sizes": at_least(1)})
+    check_ranges(args, {"seconds": above(0), "rounds": at_least(1), "warmup": at_least(0), "sizes": at_least(1)})
     if args.json:
         path = Path(args.json).absolute()
         nearest = next(p for p in path.parents if p.exists())
@@ -268,6 +263,12 @@ def bench_conversion_floor(n: int, seconds: float, clock: Callable[[], float], s
 # ----------------------------------------------------------------------------- memory
 
 
+def in_fresh_process(call: str, env: dict[str, str] | None = None) -> str:
+    """Run `call`, a call of one of this module's probes written as Python, in a fresh interpreter; its stdout."""
+    code = f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import throughput; throughput.{call}"
+    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env).stdout
+
+
 def memory_probe(n: int, seed: int) -> None:
     """Run in a fresh process: reset and step n games; print peak RSS and traced peak as JSON."""
     tracemalloc.start()
@@ -283,13 +284,7 @@ def memory_probe(n: int, seed: int) -> None:
 
 def measure_memory(n: int, seed: int) -> dict[str, int]:
     """Peak memory of n games, measured by `memory_probe` in a fresh process."""
-    out = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--memory-probe", str(n), "--seed", str(seed)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(in_fresh_process(f"memory_probe({n}, {seed})").strip().splitlines()[-1])
 
 
 # ----------------------------------------------------------------------------- start-up
@@ -313,7 +308,7 @@ def measure_start() -> dict[str, float]:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         for name in ("cold_start_s", "warm_start_s"):
             start = time.perf_counter()
-            subprocess.run([sys.executable, os.path.abspath(__file__), "--start-probe"], check=True, env=env)
+            in_fresh_process("start_probe()", env)
             out[name] = time.perf_counter() - start
     return out
 
@@ -429,17 +424,12 @@ def run(args: Options) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark (or, in a fresh process it started, one probe); 0, or 2 on a bad option."""
+    """Run the benchmark; 0, or 2 on a bad option."""
     try:
         args = checked(script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv, special=SPECIAL))
     except OptionError as e:
         return fail(SCRIPT, e)
-    if args.memory_probe:
-        memory_probe(args.memory_probe, args.seed)
-    elif args.start_probe:
-        start_probe()
-    else:
-        run(args)
+    run(args)
     return 0
 
 
