@@ -33,8 +33,8 @@ import numpy as np
 from euchre_agents.registry import make_agent
 from euchre_agents.belief import effective_size
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, View, choose
-from euchre_agents.pimc import card_counts, sample_hands
+from euchre_agents.layouts import View, card_counts, sample_hands
+from euchre_agents.pimc import DEFAULT_CANDIDATES, DEFAULT_WORLDS, OracleAgent, choose
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, game_keys
 from euchre_env.infoset import decode

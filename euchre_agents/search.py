@@ -2,10 +2,11 @@
 
 At each decision with more than one legal action the bot:
 
-1. samples layouts of the cards it has not seen, consistent with its observation (pimc's
-   `sample_hands`: its own hand, the cards played, the voids shown, the upcard the dealer holds);
-2. with `weighted=true` (the default), replays the hand's public history on each layout (pimc's
-   `replay`) and weighs the layout by the probability the network gives every bid, alone call and
+1. samples layouts of the cards it has not seen, consistent with its observation, as `pimc` does
+   (`layouts.sample_hands`: its own hand, the cards played, the voids shown, the upcard the dealer
+   holds);
+2. with `weighted=true` (the default), replays the hand's public history on each layout
+   (`layouts.replay`) and weighs the layout by the probability the network gives every bid, alone call and
    card of the other seats there (`belief.ActionModel` on the policy: its probabilities sharpened by
    `temp`, as the distilled policy is flatter than its greedy play, then softened by `eps` towards
    uniform so no layout is ruled out); `candidates` x `worlds` layouts are drawn and systematic
@@ -36,7 +37,8 @@ import numpy as np
 
 from euchre_agents.base import Agent, Seed, file_sha256
 from euchre_agents.belief import ActionModel, resample
-from euchre_agents.pimc import Layouts, View, choose, replay, sample_hands
+from euchre_agents.layouts import Layouts, View, replay, sample_hands
+from euchre_agents.pimc import choose
 from euchre_agents.ppo import SHIPPED, PPOAgent
 from euchre_agents.spec_options import SpecOptions
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from euchre_agents.registry import make_agent
 from euchre_agents.base import RandomAgent
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import OracleAgent, PimcAgent, View, deals_from_layouts, parse_options, replay, sample_hands
+from euchre_agents.layouts import View, deals_from_layouts, replay, sample_hands
+from euchre_agents.pimc import OracleAgent, PimcAgent, parse_options
 from euchre_agents.solver import hand_masks
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_SEATS

@@ -14,7 +14,8 @@ from euchre_agents.registry import make_agent
 from euchre_agents.base import RandomAgent
 from euchre_agents.belief import ActionModel, resample
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import Layouts, OracleAgent, PimcAgent, View, choose, parse_options, replay, sample_hands
+from euchre_agents.layouts import Layouts, View, replay, sample_hands
+from euchre_agents.pimc import OracleAgent, PimcAgent, choose, parse_options
 from euchre_env import Engine, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
 from euchre_env.engine import EuchreState, Phase

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from euchre_agents.heuristic import HeuristicAgent
-from euchre_agents.pimc import View, choose, parse_options
+from euchre_agents.layouts import View
+from euchre_agents.pimc import choose, parse_options
 from euchre_agents.ppo import PPOAgent
 from euchre_agents.registry import make_agent
 from euchre_agents.search import SearchAgent, confident_choice, parse_spec
