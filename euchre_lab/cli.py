@@ -332,11 +332,12 @@ def between(low: float, high: float) -> Range:
 def check_ranges(options: Any, ranges: dict[str, Range]) -> None:
     """An OptionError naming the first option outside its range, with the option's docstring where it has
     one (`--num-envs must be greater than 0, got 0 (games stepped together)`); a list's items are checked
-    one by one. The one home of every tool's "must be N or more" and "must be between" checks."""
+    one by one, and None (an option left unset) passes. The one home of every tool's "must be N or more"
+    and "must be between" checks."""
     for name, allowed in ranges.items():
         value = getattr(options, name)
         for item in value if isinstance(value, (list, tuple)) else [value]:
-            if not allowed.holds(item):
+            if item is not None and not allowed.holds(item):
                 needs = allowed if math.isfinite(item) else "a finite number"
                 raise OptionError(f"{flag(name)} must be {needs}, got {item!r}{described(type(options), name)}")
 

@@ -82,6 +82,7 @@ def test_a_number_outside_its_range_is_named_with_the_range_and_the_option_doc(o
         cli.check_ranges(options, {option: allowed})
     assert str(refused.value) == message
     cli.check_ranges(Options(hands=1, rate=1.0), {"hands": cli.at_least(1), "rate": cli.between(0, 1)})
+    cli.check_ranges(Options(hands=None), {"hands": cli.at_least(1)})  # unset
 
 
 def test_each_item_of_a_list_is_checked_against_the_range():
