@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from euchre_agents.teacher import TeacherDataError, load, read_manifest
+from euchre_agents.teacher_data import TeacherDataError, load, read_manifest
 from euchre_env import Engine, Phase
 from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, fail, script_options
 

@@ -1,5 +1,5 @@
 """Distillation (train.py's stage `distill`): supervised learning of the teacher's action values
-(`euchre_agents.teacher`'s data) into the actor-critic: a policy target softmax(values / T) over the
+(`euchre_agents.teacher_data`) into the actor-critic: a policy target softmax(values / T) over the
 legal actions, a per-action value regression and a state value regression to the hand's outcome.
 
 Teacher data of one or several folders is read as one data set; the last `holdout_fraction` of each
@@ -38,7 +38,7 @@ LOG_INTERVAL = 50
 class TeacherSplit:
     """Teacher data (one or several folders, as one data set) split by shard into a training and a held-out part."""
 
-    data: Any  # euchre_agents.teacher.TeacherData
+    data: Any  # euchre_agents.teacher_data.TeacherData
     train_rows: np.ndarray
     holdout_rows: np.ndarray
     sources: list[dict[str, Any]]
@@ -59,7 +59,7 @@ def checkpoint_shards(args: Args, teacher: dict[str, Any] | None) -> list[list[i
 def load_teacher(args: Args, engine: Engine, teacher: dict[str, Any] | None) -> TeacherSplit:
     """The teacher data of every folder (exactly the checkpoint's shards when resuming), split by shard: the last
     holdout_fraction of each folder's shards are held out."""
-    from euchre_agents.teacher import TeacherDataError, concatenate, load
+    from euchre_agents.teacher_data import TeacherDataError, concatenate, load
 
     parts, held_parts, sources = [], [], []
     for folder, wanted in zip(teacher_folders(args), checkpoint_shards(args, teacher)):

@@ -189,7 +189,7 @@ def round_names(args: Args) -> list[str]:
 
 def teacher_stage(args: Args, folder: Path, r: dict, name: str, agents: dict[str, str], previous: str | None) -> Stage:
     """Teacher data of one round: its shards, rules and generator settings (specs resolved to agent paths)."""
-    from euchre_agents.teacher import TeacherDataError, TeacherSettings
+    from euchre_agents.teacher_data import TeacherDataError, TeacherSettings
 
     given = dict(r["teacher"])
     shards = given.pop("shards", None)
@@ -546,7 +546,7 @@ def drive(run: RecipeRun) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The recipe's command line; one line and exit status 2 for a bad input or a changed stage, 130 on Ctrl-C."""
     from euchre_agents.checkpoint import CheckpointError
-    from euchre_agents.teacher import TeacherDataError
+    from euchre_agents.teacher_data import TeacherDataError
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError
     from euchre_lab.journal import JournalError

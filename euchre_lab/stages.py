@@ -57,7 +57,7 @@ PER_WORKER = ("teacher", "evaluate")
 
 def teacher_decisions(folder: str | Path) -> int | None:
     """The labelled decisions a teacher data folder holds, None if it holds no data yet."""
-    from euchre_agents.teacher import MANIFEST, read_manifest
+    from euchre_agents.teacher_data import MANIFEST, read_manifest
 
     if not (Path(folder) / MANIFEST).exists():
         return None
@@ -93,7 +93,8 @@ def work_size(stage: Stage, stages: dict[str, Stage]) -> float:
 
 def run_teacher(stage: Stage, run: Any) -> dict[str, Any]:
     """Write (or continue) the stage's teacher shards: behaviour play with every decision labelled."""
-    from euchre_agents.teacher import TeacherSettings, generate
+    from euchre_agents.teacher import generate
+    from euchre_agents.teacher_data import TeacherSettings
     from euchre_lab.backends import task_runner
 
     out = stage.outputs["data"]
@@ -110,7 +111,7 @@ def run_teacher(stage: Stage, run: Any) -> dict[str, Any]:
 
 
 def _listed_shards(folder: str) -> list[str]:
-    from euchre_agents.teacher import MANIFEST, read_manifest
+    from euchre_agents.teacher_data import MANIFEST, read_manifest
 
     return list(read_manifest(folder)["shards"]) if (Path(folder) / MANIFEST).exists() else []
 
@@ -153,7 +154,7 @@ def run_training(stage: Stage, run: Any) -> dict[str, Any]:
 
 def len_shards(source: dict[str, Any]) -> int:
     """The decisions of one teacher folder that a distillation read (held-out shards included)."""
-    from euchre_agents.teacher import read_manifest
+    from euchre_agents.teacher_data import read_manifest
 
     shards = read_manifest(source["folder"])["shards"]
     return sum(shards[str(k)] for k in source["shards"])

@@ -4,7 +4,7 @@
     python -m euchre_lab.teacher data/teacher --shards 400 ...   # the same command with more shards continues it
     python -m euchre_lab.teacher data/teacher --shards 400 --ray auto ...   # shards as tasks on a Ray cluster
 
-The data, its labels and its storage are `euchre_agents.teacher`'s; every option below except OUT,
+The data and its labels are `euchre_agents.teacher`'s, its storage `euchre_agents.teacher_data`'s; every option below except OUT,
 --shards, --workers, --ray and --rules is a `TeacherSettings` field, part of the data's identity. The files
 do not depend on where the shards were played.
 """
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from euchre_agents.teacher import MANIFEST, TeacherDataError, TeacherSettings, check_settings, generate, read_manifest
+from euchre_agents.teacher import check_settings, generate
+from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettings, read_manifest
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.backends import RAY_LOCAL, connect_ray, task_runner

@@ -180,7 +180,7 @@ def check_stage(args: Args, engine: Engine) -> dict[str, Any] | None:
     """The stage's inputs: the teacher data for distillation; the reference policy for fine-tuning (read
     here and handed back, checked against this game)."""
     if args.stage == "distill":
-        from euchre_agents.teacher import TeacherDataError, check_data
+        from euchre_agents.teacher_data import TeacherDataError, check_data
 
         if not teacher_folders(args):
             raise OptionError(f"--stage distill needs --teacher-data, a folder of teacher data; {TEACHER_HINT}")

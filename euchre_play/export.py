@@ -3,7 +3,7 @@
 
 Each stored game of the chosen rules is dealt again from its seed and its decisions replayed; every
 decision a person made with more than one legal action, in a hand that was played to its end (or
-thrown in), becomes a row of the teacher-data format (`euchre_agents.teacher`): the observation the
+thrown in), becomes a row of the teacher-data format (`euchre_agents.teacher_data`): the observation the
 person saw, the legal mask, the action taken, the phase and the hand's outcome for the person's side.
 Its `values` follow the `people` label: 0 for the action taken, `-PEOPLE_MARGIN` for the other legal
 actions. Games go `games_per_shard` to a shard, oldest first; the folder is written whole or not at all.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from euchre_agents.teacher import PEOPLE_MARGIN, TeacherSettings, empty_arrays, write_data
+from euchre_agents.teacher_data import PEOPLE_MARGIN, TeacherSettings, empty_arrays, write_data
 from euchre_env import euchre_v0
 from euchre_env.rules import Rules
 from euchre_play.store import GameStore, SavedGame

@@ -12,7 +12,8 @@ import torch
 from euchre_agents.registry import make_agent
 from euchre_agents.network import ActorCritic
 from euchre_agents.ppo import SHIPPED
-from euchre_agents.teacher import TeacherSettings, generate
+from euchre_agents.teacher import generate
+from euchre_agents.teacher_data import TeacherSettings
 from euchre_env import Engine, Rules, game_keys
 from euchre_lab import train
 from euchre_lab.cli import OptionError

@@ -29,7 +29,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 
 from euchre_agents import rllib  # noqa: E402
 from euchre_agents.registry import make_agent  # noqa: E402
-from euchre_agents.teacher import shard_path  # noqa: E402
+from euchre_agents.teacher_data import shard_path  # noqa: E402
 from euchre_agents.checkpoint import CheckpointError, CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402

@@ -14,18 +14,8 @@ from euchre_agents.heuristic import HeuristicAgent
 from euchre_agents.pimc import OracleAgent, score_table
 from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.solver import DoubleDummy, hand_masks
-from euchre_agents.teacher import (
-    MANIFEST,
-    ShardPlayer,
-    TeacherDataError,
-    TeacherSettings,
-    generate,
-    load,
-    read_manifest,
-    rollout_values,
-    shard_path,
-    true_values,
-)
+from euchre_agents.teacher import ShardPlayer, generate, rollout_values, true_values
+from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettings, load, read_manifest, shard_path
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
 from euchre_lab.teacher import main as teacher_main

@@ -233,7 +233,7 @@ def test_a_game_in_progress_survives_kill_9_and_a_restart(tmp_path):
 
 def test_people_games_export_as_teacher_data_that_train_distills(tmp_path, capsys):
     import train
-    from euchre_agents.teacher import load
+    from euchre_agents.teacher_data import load
     from euchre_env import Engine
 
     db = tmp_path / "games.sqlite3"

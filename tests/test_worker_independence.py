@@ -9,7 +9,8 @@ import os
 import numpy as np
 import pytest
 
-from euchre_agents.teacher import TeacherSettings, generate, shard_path
+from euchre_agents.teacher import generate
+from euchre_agents.teacher_data import TeacherSettings, shard_path
 from euchre_env import Rules
 from euchre_lab.backends import run_tasks
 from euchre_lab.match import play_match
