@@ -13,6 +13,7 @@ lost machine), the same command continues it and plays only the chunks it lacks.
 
 This module is the command line; the work is done, in reading order, by
 - `euchre_lab.match`: duplicate deals, the chunks that play them (through `euchre_env.play`), `play_match`;
+- `euchre_lab.match_result`: a match's per-pair outcomes and every statistic reported on them;
 - `euchre_lab.estimates`: ratio estimates with their intervals and p-values;
 - `euchre_lab.ratings`: round robins and their Bradley-Terry ratings;
 - `euchre_lab.backends`: where chunks run (this process, a process pool, Ray);
@@ -47,9 +48,8 @@ from euchre_lab.match import (
     check_bots,
     mode_and_pairs,
     play_match,
-    rules_changes,
-    rules_label,
 )
+from euchre_lab.match_result import rules_changes, rules_label
 from euchre_lab.ratings import round_robin
 from euchre_lab.report import save_match, save_tournament
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from euchre_lab.estimates import CONFIDENCE, Z, running_ratio_estimate
-from euchre_lab.match import OPTIONAL_ESTIMATES, MatchResult, rules_label
+from euchre_lab.match_result import OPTIONAL_ESTIMATES, MatchResult, rules_label
 from euchre_lab.ratings import ELO_MEAN, Ratings, Tournament
 
 

@@ -239,7 +239,7 @@ def _what(stage: Stage, facts: dict[str, Any]) -> str:
 
 def card_text(args: Any, manifest: dict[str, Any], stages: list[Stage]) -> str:
     """MODEL_CARD.md: what the agent is, the rules, each stage's settings, data sizes and wall time, its margins."""
-    from euchre_lab.match import rules_label
+    from euchre_lab.match_result import rules_label
 
     records = manifest["stages"]
     done = [s for s in stages if records.get(s.name, {}).get("status") == "finished"]

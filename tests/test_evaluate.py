@@ -23,7 +23,8 @@ from euchre_env.play import play
 from euchre_env.rules import Rules
 from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
 from euchre_lab.journal import JournalError
-from euchre_lab.match import MatchResult, bot_seed, check_bots, deal_duplicates, mode_and_pairs, pair_outcomes, play_match
+from euchre_lab.match import bot_seed, check_bots, deal_duplicates, mode_and_pairs, pair_outcomes, play_match
+from euchre_lab.match_result import MatchResult
 from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
 from euchre_lab.report import save_match, save_tournament
 
