@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int | None:
     from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
     from euchre_lab import exploit, recipe
+    from euchre_lab.recipe_options import wants_recipe
     from euchre_lab.cli import OptionError
     from euchre_lab.distill import distill
     from euchre_lab.ppo_trainer import train
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int | None:
     from euchre_lab.train_options import EXPLOIT, SCRIPT, parse_args
 
     stage_functions = {"ppo": train, "distill": distill, EXPLOIT: exploit.run_exploit}
-    if recipe.wants_recipe(argv):
+    if wants_recipe(argv):
         return recipe.main(argv)
     args = None
     try:

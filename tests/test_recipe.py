@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SUBPROCESS_TIMEOUT
-from euchre_lab.recipe import check_plan, first_difference, plan, parse_args, wants_recipe
+from euchre_lab.recipe import first_difference
+from euchre_lab.recipe_options import parse_args, wants_recipe
+from euchre_lab.recipe_plan import check_plan, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "configs/recipe_smoke.yaml"
@@ -154,7 +156,7 @@ def fine_tune_stopped_halfway_continues_exactly(runs: Path) -> None:
 
 
 def test_fine_tunes_start_from_the_agent_before_and_their_options_are_checked(tmp_path):
-    from euchre_lab.recipe import RecipeError
+    from euchre_lab.recipe_options import RecipeError
 
     def fine_tunes(value: list) -> list:
         args = dataclasses.replace(parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)]), finetunes=value)
@@ -177,7 +179,7 @@ def test_train_py_dispatches_the_recipe_by_stage_or_preset():
 
 
 def test_a_placeholder_must_name_an_earlier_round(tmp_path):
-    from euchre_lab.recipe import RecipeError
+    from euchre_lab.recipe_options import RecipeError
 
     args = parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)])
     assert [s.name for s in plan(args)] == STAGES
