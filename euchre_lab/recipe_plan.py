@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from euchre_lab.stages import Stage
 from euchre_lab.recipe_options import AGENT, CARD, Args, RecipeError, run_folder
+from euchre_lab.stages import Stage
 
 ROUND_KEYS = {"name", "teacher", "distill", "data", "init"}
 FINETUNE_KEYS = {"name", "ppo", "init"}
