@@ -56,7 +56,7 @@ from euchre_agents.spec_options import SpecOptions
 from euchre_env import kernels
 from euchre_env.cards import NUM_SEATS, NUM_TRICKS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
-from euchre_env.infoset import decode
+from euchre_env.infoset import InfoSet, decode
 
 DEFAULT_WORLDS = 30
 EPSILON = 1e-9
@@ -239,6 +239,20 @@ def choose(values: np.ndarray, preferred: int) -> int:
     return int(np.argmax(values >= top - EPSILON))
 
 
+def best_actions(info: InfoSet, mask: np.ndarray, heuristic: HeuristicAgent, values_of: Callable[[int], np.ndarray]) -> np.ndarray:
+    """(n,) per decision the legal action of highest value, `values_of(i)` (A,) for row i, with near-ties going to
+    the heuristic's choice; a forced decision takes its one legal action without calling `values_of`."""
+    trick = info.current_trick()
+    out = np.empty(mask.shape[0], np.int64)
+    for i in range(mask.shape[0]):
+        legal = np.flatnonzero(mask[i])
+        if legal.size == 1:
+            out[i] = legal[0]
+            continue
+        out[i] = choose(values_of(i), heuristic.decide(info, i, mask[i], trick[i]))
+    return out
+
+
 def card_action_values(engine: Engine, card_values: np.ndarray) -> np.ndarray:
     """(C,) play values (-inf illegal) -> (A,) action values (NaN for illegal and non-card actions)."""
     out = np.full(engine.num_actions, np.nan)
@@ -294,17 +308,8 @@ class PimcAgent(Agent):
     def act(self, obs, mask, state=None, rows=None):
         """(n,) actions: per decision, the highest of `action_values` (near-ties: the heuristic's choice)."""
         info = decode(self.engine, obs)
-        mask = np.asarray(mask, bool)
-        trick = info.current_trick()
-        out = np.empty(mask.shape[0], np.int64)
-        for i in range(mask.shape[0]):
-            legal = np.flatnonzero(mask[i])
-            if legal.size == 1:
-                out[i] = legal[0]
-                continue
-            preferred = self.heuristic.decide(info, i, mask[i], trick[i])
-            out[i] = choose(self.values(View.from_info(info, i), self._seed(self.rng)), preferred)
-        return out
+        return best_actions(info, np.asarray(mask, bool), self.heuristic,
+                            lambda i: self.values(View.from_info(info, i), self._seed(self.rng)))
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(n, A) mean points per hand for the acting seat's team of each legal action; NaN if illegal.
@@ -395,18 +400,9 @@ class OracleAgent(Agent):
         """(n,) actions from the true layout of each game (`state` rows `rows`): the highest of
         `action_values`, near-ties to the heuristic's choice."""
         self._check_state(state, rows)
-        info = decode(self.engine, obs)
-        mask = np.asarray(mask, bool)
-        trick = info.current_trick()
-        out = np.empty(mask.shape[0], np.int64)
-        for i, row in enumerate(np.asarray(rows).tolist()):
-            legal = np.flatnonzero(mask[i])
-            if legal.size == 1:
-                out[i] = legal[0]
-                continue
-            preferred = self.heuristic.decide(info, i, mask[i], trick[i])
-            out[i] = choose(self.values(state, row), preferred)
-        return out
+        rows = np.asarray(rows).tolist()
+        return best_actions(decode(self.engine, obs), np.asarray(mask, bool), self.heuristic,
+                            lambda i: self.values(state, rows[i]))
 
     def action_values(self, obs: np.ndarray, mask: np.ndarray, state: EuchreState, rows: np.ndarray) -> np.ndarray:
         """(n, A) points per hand for the acting seat's team of each legal action on the true layout; NaN if illegal."""
