@@ -1,5 +1,5 @@
 """What one seat knows of a hand (`View`), the layouts of the unseen cards consistent with it, and the
-engine states those layouts lead to: the ground that `pimc`, `oracle`'s model and `search` stand on.
+engine states those layouts lead to: the ground that `pimc` and `search` stand on.
 
 Sampling (`sample_hands`, uniform over the layouts consistent with what the seat has seen):
   - its own hand is fixed; cards played, its own discard and the upcard are never dealt again;
