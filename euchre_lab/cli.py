@@ -35,7 +35,7 @@ import yaml
 from euchre_agents.atomic import TEMP_FILES
 from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
-from euchre_env import Engine, RulesError
+from euchre_env import Engine
 from euchre_lab.invocation import help_command, tool_name
 from euchre_lab.presets import read_preset
 
@@ -356,7 +356,7 @@ def checked_agent(spec: str, what: str, engine: Engine, seed: int | None = None)
     or a checkpoint that cannot play here, so that it fails before any work starts."""
     try:
         return make_agent(spec, engine, seed=seed)
-    except (ValueError, RulesError) as e:  # CheckpointError is a ValueError
+    except ValueError as e:  # RulesError and CheckpointError are ValueErrors
         raise OptionError(f"{what}: {e}") from None
 
 

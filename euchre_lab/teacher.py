@@ -4,9 +4,9 @@
     python -m euchre_lab.teacher data/teacher --shards 400 ...   # the same command with more shards continues it
     python -m euchre_lab.teacher data/teacher --shards 400 --ray auto ...   # shards as tasks on a Ray cluster
 
-The data and its labels are `euchre_agents.teacher`'s, its storage `euchre_agents.teacher_data`'s; every option below except OUT,
---shards, --workers, --ray and --rules is a `TeacherSettings` field, part of the data's identity. The files
-do not depend on where the shards were played.
+The data and its labels are `euchre_agents.teacher`'s, its storage `euchre_agents.teacher_data`'s; every
+option below except OUT, --shards, --workers, --ray and --rules is a `TeacherSettings` field, part of the
+data's identity. The files do not depend on where the shards were played.
 """
 
 from __future__ import annotations
