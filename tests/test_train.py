@@ -15,7 +15,6 @@ import pytest
 import torch
 import yaml
 
-import train
 from conftest import SUBPROCESS_TIMEOUT
 from test_checkpoint_integrity import flip_tensor_bytes
 from euchre_agents.base import file_sha256
