@@ -181,11 +181,20 @@ class SearchAgent(Agent):
             np.add.at(log_w, rows, self.belief.log_prob(obs, mask, actions))
         return log_w
 
-    def action_values(self, searched: list[Worlds], mask: np.ndarray) -> np.ndarray:
-        """(m, A) weighted mean play-out points for the acting team of each legal action of m decisions; NaN if illegal."""
+    def action_values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, A) weighted mean play-out points for the acting seat's team of each legal action; NaN if illegal.
+
+        Every decision is searched, the ones with a choice first, so that from the same seed they see the
+        layouts `act` would, whose choice is the best of these values (subject to `z`). Teacher data labelled
+        `search` is made of them.
+        """
+        mask = np.asarray(mask, bool)
+        info = decode(self.engine, obs)
+        order = np.argsort(mask.sum(axis=1) == 1, kind="stable")
+        searched = [self.sample_worlds(View.from_info(info, int(i)), self._seed()) for i in order]
         out = np.full(mask.shape, np.nan)
-        for k, (worlds, points) in enumerate(zip(searched, self.outcomes(searched, mask))):
-            out[k] = mean_values(points, worlds.weights, np.flatnonzero(mask[k]), mask.shape[1])
+        for i, worlds, points in zip(order, searched, self.outcomes(searched, mask[order])):
+            out[i] = mean_values(points, worlds.weights, np.flatnonzero(mask[i]), mask.shape[1])
         return out
 
     def outcomes(self, searched: list[Worlds], mask: np.ndarray) -> list[np.ndarray]:

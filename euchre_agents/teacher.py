@@ -16,6 +16,10 @@ more than one legal action with a value for *each* legal action, in points for t
   the agent itself plays on (a sample of its Q-value), free of the double-dummy play's strategy fusion,
   which credits a bid with card play that no seat without the other hands can make. With
   `settings.rollout_cards`, card decisions are valued by the same play-outs.
+- `search`: the `search` bot's own action values (`SearchAgent.action_values`, `settings.search_agent`): every
+  action played out by its network over the layouts it infers from what the other seats did. Fair, like
+  `pimc`, and a step of policy improvement on the network, averaged over many layouts where `rollout`
+  samples the one true layout.
 - `people`: decisions people made at the web table, written by `euchre-play export` through `write_data`
   (never generated here): the action taken is valued 0 and every other legal action `-PEOPLE_MARGIN`,
   so that distillation's target puts nearly all its weight on what the person did.
@@ -115,6 +119,7 @@ class ShardPlayer:
         self.oracle = OracleAgent(self.engine, settings.seed)
         self.pimc = make_agent(f"pimc:worlds={settings.pimc_worlds}", self.engine, seed=settings.seed)
         self.rollout_bot = make_agent(settings.rollout_agent, self.engine, seed=settings.seed) if settings.label == "rollout" else None
+        self.search_bot = make_agent(settings.search_agent, self.engine, seed=settings.seed) if settings.label == "search" else None
 
     def reseed(self, shard: int) -> np.random.Generator:
         """Every random source of the player from (seed, shard): the shard is a pure function of them."""
@@ -124,8 +129,9 @@ class ShardPlayer:
             bot.reseed(child)
         self.oracle.reseed(children[-1])
         self.pimc.reseed(children[-2])  # children[-3] and [-4] are left unused, so the streams stay apart
-        if self.rollout_bot is not None:  # spawned after the others, so `true` and `pimc` shards stay as they were
-            self.rollout_bot.reseed(seq.spawn(1)[0])
+        for labeller in (self.rollout_bot, self.search_bot):  # spawned after the others, so `true` and `pimc` shards stay as they were
+            if labeller is not None:
+                labeller.reseed(seq.spawn(1)[0])
         return np.random.default_rng(children[-5])
 
     def play_shard(self, shard: int) -> dict[str, np.ndarray]:
@@ -162,6 +168,8 @@ class ShardPlayer:
             values = true_values(self.oracle, state, rows)
         elif self.settings.label == "pimc":
             values = pimc_values(self.pimc, obs, mask)
+        elif self.settings.label == "search":
+            values = np.asarray(self.search_bot.action_values(obs, mask), np.float64)
         else:
             values = np.full((rows.size, self.engine.num_actions), np.nan)
             play = (state.phase[rows] == Phase.PLAY) & (not self.settings.rollout_cards)
@@ -196,18 +204,29 @@ def _finish(records: list[dict[str, np.ndarray]], points: np.ndarray, engine: En
 
 def check_settings(rules: Rules, settings: TeacherSettings, shards: int) -> None:
     """What generation needs, checked before anything is written: a shard count of 1 or more, and a bot
-    that builds for these rules from every behaviour spec (and from `rollout_agent`, for `label=rollout`)."""
+    that builds for these rules from every behaviour spec (and from `rollout_agent` for `label=rollout`, a
+    `search` bot from `search_agent` for `label=search`)."""
     if not isinstance(shards, (int, np.integer)) or isinstance(shards, bool) or shards < 1:
         raise TeacherDataError(f"shards must be a whole number of 1 or more, got {shards!r}")
     engine = Engine(rules, EPISODE_HAND)
     specs = [("behaviour", spec) for spec, _ in parse_weighted(settings.behaviour, "behaviour")]
     if settings.label == "rollout":
         specs.append(("rollout_agent", settings.rollout_agent))
+    if settings.label == "search":
+        specs.append(("search_agent", settings.search_agent))
     for option, spec in specs:
         try:
-            make_agent(spec, engine, seed=settings.seed)
+            bot = make_agent(spec, engine, seed=settings.seed)
         except ValueError as e:  # an unknown bot, bad options, a checkpoint that is missing or for other rules
             raise TeacherDataError(f"{option} {spec!r}: {e}") from None
+        if option == "search_agent" and not _is_search(bot):
+            raise TeacherDataError(f"search_agent {spec!r} is not a search bot; give search[:PATH][,worlds=N,...]")
+
+
+def _is_search(bot: Agent) -> bool:
+    from euchre_agents.search import SearchAgent  # torch, only where a search bot labels the data
+
+    return isinstance(bot, SearchAgent)
 
 
 _WORKER: ShardPlayer | None = None

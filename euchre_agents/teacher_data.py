@@ -26,7 +26,7 @@ from euchre_env.engine import EPISODE_HAND, Engine
 from euchre_env.rules import Rules
 
 FORMAT = "euchre-teacher-v1"
-LABELS = ("true", "pimc", "rollout", "people")
+LABELS = ("true", "pimc", "rollout", "search", "people")
 PEOPLE_MARGIN = 8.0
 """Points below the person's choice at which `people` data values the other legal actions."""
 MANIFEST = "manifest.json"
@@ -42,8 +42,9 @@ class TeacherSettings:
     """How the hands are played and labelled; part of the data's identity (stored in the manifest)."""
 
     label: str = "true"
-    """`true` (double-dummy value of the true layout), `pimc` (pimc's own action values) or `rollout` (bids,
-    alone calls and discards valued by `rollout_agent` playing the hand out on the true layout)."""
+    """`true` (double-dummy value of the true layout), `pimc` (pimc's own action values), `rollout` (bids,
+    alone calls and discards valued by `rollout_agent` playing the hand out on the true layout) or `search`
+    (`search_agent`'s own action values: its network's play-outs over the layouts it infers)."""
     behaviour: str = "heuristic=1"
     """Bots in the seats: comma-separated SPEC=WEIGHT; each seat of each game draws one."""
     epsilon: float = 0.15
@@ -54,6 +55,8 @@ class TeacherSettings:
     """The bot (a spec) that plays every seat after a bid, alone call or discard for `label=rollout`."""
     rollout_cards: bool = False
     """With `label=rollout`, value card decisions by `rollout_agent`'s play-outs too (else double-dummy)."""
+    search_agent: str = "search"
+    """The `search` bot (a spec: `search[:PATH][,worlds=N,...]`) whose action values label every decision for `label=search`."""
     games_per_shard: int = 256
     """Hands played per shard."""
     seed: int = 0

@@ -190,10 +190,13 @@ def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path
         (["--shards", "1", "--behaviour", "heuristc=1"], "behaviour 'heuristc': unknown agent 'heuristc'"),
         (["--shards", "1", "--behaviour", "heuristic=1,pimc:worlds=abc=1"], "behaviour 'pimc:worlds=abc': pimc option worlds"),
         (["--shards", "1", "--label", "rollout", "--rollout-agent", "ppo:none.pt"], "rollout_agent 'ppo:none.pt': no checkpoint at"),
+        (["--shards", "1", "--label", "search", "--search-agent", "heuristic"], "search_agent 'heuristic' is not a search bot"),
+        (["--shards", "1", "--label", "search", "--search-agent", "search:worlds=0"], "search_agent 'search:worlds=0': "),
         (["--shards", "1", "--seed", "-1"], "seed=-1 must be 0 or more"),
         (["--shards", "1", "--workers", "0"], "--workers must be 1 or more, got 0"),
     ],
-    ids=["shards_0", "shards_negative", "behaviour_unknown", "behaviour_bad_option", "rollout_agent_missing", "seed", "workers"],
+    ids=["shards_0", "shards_negative", "behaviour_unknown", "behaviour_bad_option", "rollout_agent_missing",
+         "search_agent_not_search", "search_agent_bad_option", "seed", "workers"],
 )
 def test_the_generator_cli_refuses_bad_settings_before_writing_anything(argv, message, tmp_path, capsys):
     assert teacher_main([str(tmp_path / "data"), *argv]) == 2
@@ -250,13 +253,16 @@ def test_a_shard_is_the_data_it_was_before_the_play_loop_moved():
     assert (digest.hexdigest()[:24], data["phase"].size) == ("bfc6342dd50294f090ce60d4", 99)
 
 
-def test_a_shard_reseeds_every_bot_through_its_reseed(monkeypatch):
-    player = ShardPlayer(Rules(), dataclasses.replace(TINY, label="rollout", rollout_agent="heuristic"))
+@pytest.mark.parametrize("label, labeller", [("rollout", "rollout_bot"), ("search", "search_bot")])
+def test_a_shard_reseeds_every_bot_through_its_reseed(label, labeller, monkeypatch):
+    settings = dataclasses.replace(TINY, label=label, rollout_agent="heuristic", search_agent="search:worlds=2")
+    player = ShardPlayer(Rules(), settings)
     called = []
-    for role, bot in [("behaviour", b) for b in player.bots] + [("oracle", player.oracle), ("pimc", player.pimc), ("rollout", player.rollout_bot)]:
+    roles = [("behaviour", b) for b in player.bots] + [("oracle", player.oracle), ("pimc", player.pimc), (label, getattr(player, labeller))]
+    for role, bot in roles:
         monkeypatch.setattr(bot, "reseed", lambda seed, role=role, inner=bot.reseed: (called.append(role), inner(seed))[1])
     player.reseed(0)
-    assert sorted(called) == sorted(["behaviour"] * len(player.bots) + ["oracle", "pimc", "rollout"])
+    assert sorted(called) == sorted(["behaviour"] * len(player.bots) + ["oracle", "pimc", label])
 
 
 def test_the_default_behaviour_needs_no_experiment_file():
@@ -333,4 +339,20 @@ def test_pimc_labels_are_pimcs_own_action_values():
     obs = np.unpackbits(data["obs_bits"], axis=1, count=player.engine.observation_size).astype(np.float32)
     player.reseed(0)  # the first step labels both games' first bids, with pimc's streams as reseeded
     direct = player.pimc.action_values(obs[:2], legal[:2])
+    np.testing.assert_array_equal(direct.astype(np.float16), data["values"][:2])
+
+
+def test_search_labels_are_the_search_bot_s_own_action_values():
+    settings = dataclasses.replace(TINY, label="search", search_agent="search:worlds=2,candidates=2", games_per_shard=2)
+    player = ShardPlayer(Rules(), settings)
+    data = player.play_shard(0)
+    np.testing.assert_array_equal(data["values"], player.play_shard(0)["values"])
+    true = ShardPlayer(Rules(), dataclasses.replace(settings, label="true")).play_shard(0)
+    np.testing.assert_array_equal(data["action"], true["action"])  # the labeller does not change the hands played
+    legal = np.unpackbits(data["mask_bits"], axis=1, count=player.engine.num_actions).astype(bool)
+    assert np.array_equal(np.isfinite(data["values"]), legal)
+    assert np.nanmax(np.abs(data["values"].astype(np.float64))) <= 4
+    obs = np.unpackbits(data["obs_bits"], axis=1, count=player.engine.observation_size).astype(np.float32)
+    player.reseed(0)  # the first step labels both games' first bids, with the search bot's stream as reseeded
+    direct = player.search_bot.action_values(obs[:2], legal[:2])
     np.testing.assert_array_equal(direct.astype(np.float16), data["values"][:2])
