@@ -4,7 +4,7 @@
 of each game draws a bot from `settings.behaviour`, and a share `settings.epsilon` of all moves is a
 uniformly random legal action, so that every action is visited) and labels every decision that has
 more than one legal action with a value for *each* legal action, in points for the acting seat's side
-(its side's points minus the other side's, for the hand). Three label sources:
+(its side's points minus the other side's, for the hand). The label sources:
 
 - `true`: the exact double-dummy value of the true layout after the action (one solver call per card
   decision, which scores every legal card at once; bids, alone calls and discards are valued by the
