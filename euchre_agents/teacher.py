@@ -99,9 +99,10 @@ def rollout_values(engine: Engine, bot: Agent, state: EuchreState, rows: np.ndar
     return out
 
 
-def pimc_values(pimc: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(n, A) `pimc`'s mean value of each legal action over its sampled layouts; NaN for illegal actions."""
-    return np.asarray(pimc.action_values(obs, mask), np.float64)
+def searched_values(bot: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, A) a fair search bot's (`pimc`'s or `search`'s) own mean value of each legal action over the layouts it
+    samples; NaN for illegal actions."""
+    return np.asarray(bot.action_values(obs, mask), np.float64)
 
 
 # ---------------------------------------------------------------- playing and recording
@@ -167,9 +168,9 @@ class ShardPlayer:
         if self.settings.label == "true":
             values = true_values(self.oracle, state, rows)
         elif self.settings.label == "pimc":
-            values = pimc_values(self.pimc, obs, mask)
+            values = searched_values(self.pimc, obs, mask)
         elif self.settings.label == "search":
-            values = np.asarray(self.search_bot.action_values(obs, mask), np.float64)
+            values = searched_values(self.search_bot, obs, mask)
         else:
             values = np.full((rows.size, self.engine.num_actions), np.nan)
             play = (state.phase[rows] == Phase.PLAY) & (not self.settings.rollout_cards)
