@@ -62,7 +62,7 @@ def teacher_stage(args: Args, folder: Path, r: dict, name: str, agents: dict[str
     known = {f.name for f in dataclasses.fields(TeacherSettings)}
     if set(given) - known:
         raise RecipeError(f"round {name}: unknown teacher option(s) {sorted(set(given) - known)}; known: shards, {sorted(known)}")
-    for key in ("behaviour", "rollout_agent"):
+    for key in ("behaviour", "rollout_agent", "search_agent"):
         if key in given:
             given[key] = resolve(str(given[key]), agents, previous, f"round {name} teacher.{key}")
     try:
@@ -207,13 +207,15 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
     engine = Engine(rules)
 
     def check_named_outright(specs: list[str], option: str) -> None:  # agents this run makes do not exist yet
-        check_agents([spec for spec in specs if not spec.startswith(f"ppo:{run_folder(args)}")], option, engine)
+        made_here = (f"ppo:{run_folder(args)}", f"search:{run_folder(args)}")
+        check_agents([spec for spec in specs if not spec.startswith(made_here)], option, engine)
 
     for stage in stages:
         if stage.kind == "teacher":
             s = stage.settings["settings"]
-            specs = [spec for spec, _ in _weighted(s["behaviour"])] + ([s["rollout_agent"]] if s["label"] == "rollout" else [])
-            check_named_outright(specs, "behaviour")
+            check_named_outright([spec for spec, _ in _weighted(s["behaviour"])], "behaviour")
+            if s["label"] in ("rollout", "search"):
+                check_named_outright([s[f"{s['label']}_agent"]], f"{s['label']}_agent")
         elif stage.kind in ("distill", "finetune"):
             train = TrainArgs(**stage.settings["train"])
             check_numbers(train)

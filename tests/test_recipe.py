@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SUBPROCESS_TIMEOUT
+from euchre_lab.cli import OptionError
 from euchre_lab.recipe import first_difference
 from euchre_lab.recipe_options import parse_args, wants_recipe
 from euchre_lab.recipe_plan import check_plan, plan
@@ -184,6 +185,25 @@ def test_a_placeholder_must_name_an_earlier_round(tmp_path):
     args = parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)])
     assert [s.name for s in plan(args)] == STAGES
     args.rounds[0]["teacher"]["behaviour"] = "ppo:{r2}=1"
+    with pytest.raises(RecipeError, match=r"\{r2\} names no earlier round"):
+        plan(args)
+
+
+def test_a_round_s_search_labels_can_come_from_an_earlier_round_s_agent(tmp_path):
+    from euchre_lab.recipe_options import RecipeError
+
+    args = parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)])
+    args.rounds[1]["teacher"].update(label="search", search_agent="search:{r1},worlds=2")
+    del args.rounds[1]["teacher"]["rollout_agent"], args.rounds[1]["teacher"]["rollout_cards"]
+    stages = plan(args)
+    (teacher,) = [s for s in stages if s.name == "teacher_r2"]
+    r1 = next(s for s in stages if s.name == "distill_r1").outputs["agent"]
+    assert teacher.settings["settings"]["search_agent"] == f"search:{r1},worlds=2"
+    check_plan(args, stages)
+    args.rounds[1]["teacher"]["search_agent"] = "search:nowhere.pt"
+    with pytest.raises(OptionError, match="--search-agent"):
+        check_plan(args, plan(args))
+    args.rounds[0]["teacher"].update(label="search", search_agent="search:{r2}")
     with pytest.raises(RecipeError, match=r"\{r2\} names no earlier round"):
         plan(args)
 
