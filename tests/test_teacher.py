@@ -356,3 +356,28 @@ def test_search_labels_are_the_search_bot_s_own_action_values():
     player.reseed(0)  # the first step labels both games' first bids, with the search bot's stream as reseeded
     direct = player.search_bot.action_values(obs[:2], legal[:2])
     np.testing.assert_array_equal(direct.astype(np.float16), data["values"][:2])
+
+
+def test_teacher_regret_scores_another_labelling_of_the_same_decisions(tmp_path, capsys):
+    """benchmarks/teacher_regret.py --other-labels: the other folder's best action, judged by the data's values."""
+    from conftest import load_script
+
+    bench = load_script("benchmarks/teacher_regret.py")
+    rollout = dataclasses.replace(TINY, label="rollout", rollout_agent="heuristic", games_per_shard=4)
+    for name, settings in (("true", dataclasses.replace(rollout, label="true")), ("rollout", rollout),
+                           ("other_seed", dataclasses.replace(rollout, seed=4))):
+        generate(tmp_path / name, 2, Rules(), settings, progress=False)
+    folder = str(tmp_path / "true")
+    assert bench.main([folder, "random", "--shards", "2", "--other-labels", folder, str(tmp_path / "rollout")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    itself, other = lines[-2], lines[-1]
+    assert itself.startswith(f"labels of {folder}: regret 0.0000") and "the same best action in 100.0%" in itself
+    assert itself.endswith("values 0.000 points apart on average")
+    true, labels = load(folder, Engine()), load(tmp_path / "rollout", Engine())
+    values, others = (d.arrays["values"].astype(np.float64) for d in (true, labels))
+    regret = np.nanmax(values, axis=1) - values[np.arange(len(true)), np.nanargmax(others, axis=1)]
+    assert other.startswith(f"labels of {tmp_path / 'rollout'}: regret {regret.mean():.4f} points per decision")
+    assert bench.main([folder, "random", "--shards", "2", "--other-labels", str(tmp_path / "other_seed")]) == 2
+    assert "holds other decisions than the data's shards 0-1" in capsys.readouterr().err
+    assert bench.main([folder, "random", "--other-labels", str(tmp_path / "nowhere")]) == 2
+    assert f"--other-labels {tmp_path / 'nowhere'} is not a folder" in capsys.readouterr().err
