@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from euchre_agents.teacher_data import TeacherDataError, load, read_manifest
+from euchre_agents.teacher_data import TeacherData, TeacherDataError, load, read_manifest
 from euchre_env import Engine, Phase
 from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, fail, script_options
 
@@ -68,7 +68,7 @@ def setup(argv: list[str] | None) -> tuple[Options, Engine, list[int], list]:
     return args, engine, shards, bots
 
 
-def other_labels(folder: str, data, rows: np.ndarray, engine: Engine, shards: list[int]) -> np.ndarray:
+def other_labels(folder: str, data: TeacherData, rows: np.ndarray, engine: Engine, shards: list[int]) -> np.ndarray:
     """`folder`'s values of the same decisions as `data`'s `rows`; an OptionError if it holds other decisions."""
     try:
         other = load(folder, engine, shards=shards)
