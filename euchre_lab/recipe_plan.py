@@ -194,6 +194,8 @@ def evaluation_stages(args: Args, folder: Path, agent: str) -> list[Stage]:
 
 def check_plan(args: Args, stages: list[Stage]) -> None:
     """What can be checked before anything runs: the rules, the bots named outright, the distillation numbers."""
+    from euchre_agents.teacher import check_settings
+    from euchre_agents.teacher_data import TeacherDataError, TeacherSettings
     from euchre_env import Engine, Rules, RulesError
     from euchre_lab.match import check_bots
     from euchre_lab.train_checks import check_agents, check_numbers, check_game
@@ -206,16 +208,17 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
         raise RecipeError(f"--rules: {e}") from None
     engine = Engine(rules)
 
-    def check_named_outright(specs: list[str], option: str) -> None:  # agents this run makes do not exist yet
-        made_here = (f"ppo:{run_folder(args)}", f"search:{run_folder(args)}")
+    made_here = (f"ppo:{run_folder(args)}", f"search:{run_folder(args)}")  # agents this run makes do not exist yet
+
+    def check_named_outright(specs: list[str], option: str) -> None:
         check_agents([spec for spec in specs if not spec.startswith(made_here)], option, engine)
 
     for stage in stages:
         if stage.kind == "teacher":
-            s = stage.settings["settings"]
-            check_named_outright([spec for spec, _ in _weighted(s["behaviour"])], "behaviour")
-            if s["label"] in ("rollout", "search"):
-                check_named_outright([s[f"{s['label']}_agent"]], f"{s['label']}_agent")
+            try:
+                check_settings(rules, TeacherSettings(**stage.settings["settings"]), stage.settings["shards"], made_here)
+            except TeacherDataError as e:
+                raise RecipeError(f"{stage.name}: {e}") from None
         elif stage.kind in ("distill", "finetune"):
             train = TrainArgs(**stage.settings["train"])
             check_numbers(train)
@@ -224,9 +227,3 @@ def check_plan(args: Args, stages: list[Stage]) -> None:
                 check_named_outright([spec for spec, _ in opponent_mix(train) + eval_opponents(train) if spec not in (SELF, POOL)], "finetune")
         elif stage.kind == "evaluate":
             check_bots(rules, stage.settings["bots"][1:])
-
-
-def _weighted(text: str) -> list[tuple[str, float]]:
-    from euchre_agents.registry import parse_weighted
-
-    return parse_weighted(text, "behaviour")

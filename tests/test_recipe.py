@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from conftest import SUBPROCESS_TIMEOUT
-from euchre_lab.cli import OptionError
 from euchre_lab.recipe import first_difference
 from euchre_lab.recipe_options import parse_args, wants_recipe
 from euchre_lab.recipe_plan import check_plan, plan
@@ -200,9 +199,11 @@ def test_a_round_s_search_labels_can_come_from_an_earlier_round_s_agent(tmp_path
     r1 = next(s for s in stages if s.name == "distill_r1").outputs["agent"]
     assert teacher.settings["settings"]["search_agent"] == f"search:{r1},worlds=2"
     check_plan(args, stages)
-    args.rounds[1]["teacher"]["search_agent"] = "search:nowhere.pt"
-    with pytest.raises(OptionError, match="--search-agent"):
-        check_plan(args, plan(args))
+    for spec, message in (("search:nowhere.pt", "search_agent 'search:nowhere.pt': no checkpoint at"),
+                          ("heuristic", "search_agent 'heuristic' is not a search bot")):
+        args.rounds[1]["teacher"]["search_agent"] = spec
+        with pytest.raises(RecipeError, match=f"^teacher_r2: {message}"):
+            check_plan(args, plan(args))
     args.rounds[0]["teacher"].update(label="search", search_agent="search:{r2}")
     with pytest.raises(RecipeError, match=r"\{r2\} names no earlier round"):
         plan(args)
