@@ -139,8 +139,6 @@ class ActorCritic(nn.Module):
 
 
 @torch.no_grad()
-
-
 def widen_network(net: ActorCritic, engine: Engine, hidden_size: int, seed: int = 0) -> ActorCritic:
     """A copy of `net` with `hidden_size` units per hidden layer that computes the same function (Net2WiderNet).
 
@@ -172,8 +170,6 @@ def widen_network(net: ActorCritic, engine: Engine, hidden_size: int, seed: int 
 
 
 @torch.no_grad()
-
-
 def sharpen_policy(net: ActorCritic, temperature: float) -> ActorCritic:
     """`net` with its policy's logits divided by `temperature` (the policy head's weight and bias scaled in
     place): the same greedy play, sampled closer to it below 1. A distilled policy's logits are its teacher's
