@@ -5,6 +5,8 @@ package runs by default points into it."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,20 @@ def test_the_product_never_points_into_experiments():
         values = yaml.safe_load(preset.read_text())
         assert "experiments/" not in str(values), preset
     assert "experiments" not in (ROOT / "pyproject.toml").read_text().split("[tool.setuptools]")[1]
+
+
+def test_the_card_attention_experiment_trains_both_networks_and_refuses_a_folder_without_a_batch(tmp_path):
+    from euchre_agents.teacher import generate
+    from euchre_agents.teacher_data import TeacherSettings
+    from euchre_env import Rules
+
+    folder = tmp_path / "data"
+    generate(folder, 3, Rules(), TeacherSettings(behaviour="heuristic=1,random=1", games_per_shard=6, seed=9), progress=False)
+    script = [sys.executable, str(EXPERIMENTS / "card_attention.py"), str(folder), "--threads", "1", "--d-model", "16"]
+    done = subprocess.run([*script, "--batch-size", "64", "--epochs", "2", "--report-every", "1000"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    finals = re.findall(r"update +(\d+) (mlp|cards) *: held-out regret (\d\.\d+)", done.stdout)
+    assert [name for _, name, _ in finals] == ["mlp", "cards"] and finals[0][0] == finals[1][0] != "0", done.stdout
+    refused = subprocess.run([*script, "--batch-size", "100000"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "--batch-size" in refused.stderr, refused.stderr
