@@ -106,6 +106,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     cli = parser.parse_args()
+    if cli.d_model <= 0 or cli.d_model % 4:
+        fail(f"--d-model {cli.d_model}: give a positive multiple of 4 (the attention heads)")
+    for name in ("epochs", "learning_rate", "layers", "batch_size", "report_every", "threads"):
+        if getattr(cli, name) <= 0:
+            fail(f"--{name.replace('_', '-')} {getattr(cli, name)}: give a positive number")
     torch.set_num_threads(cli.threads)
     args, _ = parse_args(["--stage", "distill", "--teacher-data", cli.folder, "--holdout-fraction", "0.02",
                           "--max-grad-norm", "1.0", "--distill-batch-size", str(cli.batch_size)])
