@@ -160,14 +160,21 @@ class EpochOrders:
         return np.sort(self.order(epoch)[position * size : (position + 1) * size])
 
 
+def distill_update(
+    net: ActorCritic, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor], args: Args
+) -> dict[str, torch.Tensor]:
+    """One supervised update of `net` on a teacher batch (gradient clipped to max_grad_norm); its losses."""
+    losses = distill_losses(net, batch, args)
+    optimizer.zero_grad()
+    losses["total"].backward()
+    nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+    optimizer.step()
+    return losses
+
+
 def distill_step(run: Run, split: TeacherSplit, rows: np.ndarray) -> dict[str, torch.Tensor]:
     """One supervised update on the given decisions; its losses."""
-    losses = distill_losses(run.net, teacher_batch(split, rows, run.device), run.args)
-    run.optimizer.zero_grad()
-    losses["total"].backward()
-    nn.utils.clip_grad_norm_(run.net.parameters(), run.args.max_grad_norm)
-    run.optimizer.step()
-    return losses
+    return distill_update(run.net, run.optimizer, teacher_batch(split, rows, run.device), run.args)
 
 
 def log_losses(run: Run, losses: dict[str, torch.Tensor], samples: int, sps: float) -> None:

@@ -1,7 +1,8 @@
 """Does attention over the card tokens fit teacher labels better than the MLP, from scratch and at equal data?
 
 An experiment, not a feature: it trains two networks on the same batches of one teacher folder with
-train.py's distillation losses (`euchre_lab.distill`) and prints their held-out losses and regrets as they go.
+train.py's distillation update (`euchre_lab.distill.distill_update`) and prints their held-out losses and
+regrets as they go.
 
 - `mlp`: the shipped agent's architecture, `ActorCritic` 3 x 512 with canonical suits and an action-value head.
 - `cards`: the same heads over a transformer encoder whose tokens are the observation's card records (16 cells
@@ -24,7 +25,7 @@ from euchre_agents.network import ActorCritic
 from euchre_env import Engine, Rules
 from euchre_env.observation import CARD_CELLS
 from euchre_lab.cli import OptionError
-from euchre_lab.distill import EpochOrders, TeacherSplit, distill_losses, holdout_metrics, load_teacher, teacher_batch
+from euchre_lab.distill import EpochOrders, TeacherSplit, distill_update, holdout_metrics, load_teacher, teacher_batch
 from euchre_lab.train_options import Args, parse_args
 
 
@@ -73,11 +74,7 @@ def train(nets: dict[str, ActorCritic], split: TeacherSplit, args: Args, epochs:
             start = time.process_time()
             for group in optimizers[name].param_groups:
                 group["lr"] = lr * (1.0 - update / updates)
-            losses = distill_losses(net, batch, args)
-            optimizers[name].zero_grad()
-            losses["total"].backward()
-            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
-            optimizers[name].step()
+            distill_update(net, optimizers[name], batch, args)
             spent[name] += time.process_time() - start
         if (update + 1) % report_every == 0 or update + 1 == updates:
             for name, net in nets.items():
