@@ -1,0 +1,52 @@
+"""The tables people play, by name: each a `Rules` taken whole from one of the rules documents.
+
+A named table is what a learned agent is made for and what a benchmark task plays. A table that is not
+named (another target score, a random first dealer, rubbers) is played by the agents of its *nearest*
+named table: the one with the same deck and joker (so the same observation and action spaces) that
+differs from it in the fewest options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from euchre_env.rules import FIRST_DEALER_RANDOM, LEAD_LEFT_OF_LONE_PLAYER, Rules
+
+NAMED_TABLES: dict[str, Rules] = {
+    "standard": Rules(),
+    "no-stick": Rules(stick_the_dealer=False, throw_in_same_dealer=False),
+    "openspiel": Rules.openspiel(),
+    "joker32": Rules(deck=32, joker=True, stick_the_dealer=False, throw_in_same_dealer=False,
+                     lone_lead=LEAD_LEFT_OF_LONE_PLAYER, target_points=5),
+    "lone-defender": Rules(stick_the_dealer=False, throw_in_same_dealer=False, lone_defender=True,
+                           lone_lead=LEAD_LEFT_OF_LONE_PLAYER, first_dealer=FIRST_DEALER_RANDOM),
+}
+"""standard: the primary document (000_*). no-stick: stick the dealer off, a throw-in passes the deal left
+(002_* switched off). openspiel: `Rules.openspiel()`. joker32: 004_*'s 32 cards and the joker, games to 5.
+lone-defender: 001_*'s table, where a defender may go alone."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "standard": "the primary rules: 24 cards, stick the dealer, alone declared with trump",
+    "no-stick": "stick the dealer off: all pass twice and the deal passes left",
+    "openspiel": "OpenSpiel's euchre: alone after the discard, the dealer keeps the upcard",
+    "joker32": "32 cards and the joker, no stick the dealer, games to 5",
+    "lone-defender": "no stick the dealer, a defender may go alone, a random first dealer",
+}
+"""One line per table, for listings."""
+
+
+def table_name(rules: Rules) -> str | None:
+    """The name of the table these rules are, None when they are no named table."""
+    return next((name for name, table in NAMED_TABLES.items() if table == rules), None)
+
+
+def differing_options(a: Rules, b: Rules) -> list[str]:
+    """The `Rules` fields on which two tables differ, in field order."""
+    return [f.name for f in dataclasses.fields(Rules) if getattr(a, f.name) != getattr(b, f.name)]
+
+
+def nearest_table(rules: Rules) -> str | None:
+    """The named table whose agents play `rules`: the same deck and joker (the same spaces), and the fewest
+    other options changed (the first listed on a tie); None when no named table has this deck and joker."""
+    fitting = [n for n, t in NAMED_TABLES.items() if (t.deck, t.joker) == (rules.deck, rules.joker)]
+    return min(fitting, key=lambda n: len(differing_options(NAMED_TABLES[n], rules)), default=None)
