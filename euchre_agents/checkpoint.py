@@ -58,15 +58,18 @@ def layout_cells(signature: dict[str, Any]) -> dict[str, np.ndarray]:
     return out
 
 
-def check_compatible(checkpoint: dict[str, Any], engine: Engine, source: str, same_positions: bool = False) -> None:
+def check_compatible(
+    checkpoint: dict[str, Any], engine: Engine, source: str, same_positions: bool = False, other_rules: bool = False
+) -> None:
     """Raise `CheckpointMismatchError` naming each difference between the checkpoint's rules/observations and the engine's.
 
     Blocks at other positions are accepted (`build_network` moves them) unless `same_positions`, as
-    when training resumes: its optimizer state is laid out like the old network.
+    when training resumes: its optimizer state is laid out like the old network. With `other_rules`, rules that
+    differ are accepted where the spaces fit (a bare learned bot at a table that is not named).
     """
     problems = []
     saved_rules, rules = checkpoint["rules"], engine.rules.to_dict()
-    for key in sorted(set(saved_rules) | set(rules)):
+    for key in [] if other_rules else sorted(set(saved_rules) | set(rules)):
         if saved_rules.get(key) != rules.get(key):
             problems.append(f"rules.{key}: checkpoint {saved_rules.get(key)!r}, here {rules.get(key)!r}")
     saved_obs, obs = checkpoint["observation"], observation_signature(engine)

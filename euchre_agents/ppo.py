@@ -2,12 +2,16 @@
 
 `make_agent("ppo:runs/main/checkpoints/latest.pt", engine)` plays greedily (the most probable legal
 action); `ppo:PATH,sample` samples from the masked policy instead, and `ppo:PATH,q` plays greedily on
-the per-action value head. The bare `ppo` plays the shipped agent (`SHIPPED`). The network is
+the per-action value head. The bare `ppo` plays the shipped agent of the table being played (`shipped_for`): each
+named table (`euchre_env.named_tables`) has its own, and a table that is not named is played by the agent of the
+nearest one whose spaces fit, which a line on stderr names. The network is
 `euchre_agents.network`'s, and reading and checking the file is `euchre_agents.checkpoint`'s.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +21,8 @@ from euchre_agents.base import Agent
 from euchre_agents.checkpoint import PLAY, build_network, check_compatible, read_checkpoint_and_sha256
 from euchre_agents.network import MASKED_LOGIT, ActorCritic, sharpen_policy
 from euchre_env.engine import Engine
+from euchre_env.named_tables import NAMED_TABLES, differing_options, nearest_table, table_name
+from euchre_env.rules import Rules
 
 
 class PPOAgent(Agent):
@@ -39,13 +45,14 @@ class PPOAgent(Agent):
 
     @classmethod
     def from_checkpoint(
-        cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None, action_values: bool = False
+        cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None, action_values: bool = False,
+        other_rules: bool = False,
     ) -> "PPOAgent":
-        """Load a train.py checkpoint, refusing one made for other rules or another observation layout;
-        `weights_sha256` is the sha256 of the file's bytes (`euchre_agents.base.file_sha256`), taken from the
-        very bytes the network was loaded from."""
+        """Load a train.py checkpoint, refusing one made for other rules (unless `other_rules`: then only other
+        spaces) or another observation layout; `weights_sha256` is the sha256 of the file's bytes
+        (`euchre_agents.base.file_sha256`), taken from the very bytes the network was loaded from."""
         checkpoint, file_digest = read_checkpoint_and_sha256(path, PLAY, "cpu")
-        check_compatible(checkpoint, engine, f"checkpoint {path!r}")
+        check_compatible(checkpoint, engine, f"checkpoint {path!r}", other_rules=other_rules)
         agent = cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed, action_values=action_values)
         agent.weights_sha256 = file_digest
         return agent
@@ -74,14 +81,49 @@ class PPOAgent(Agent):
         return torch.softmax(logits.double(), dim=-1).cpu().numpy()
 
 
-SHIPPED = (Path(__file__).parent / "shipped" / "euchre_ppo.pt").resolve()
-"""The strongest learned agent, which the bare spec `ppo` plays: checkpoints/euchre_ppo.pt in a checkout (through a
-link), a copy inside the package when installed from a wheel."""
+SHIPPED_FOLDER = Path(__file__).parent / "shipped"
+"""The shipped agents, one per named table: checkpoints/ in a checkout (through links), copies inside the package
+when installed from a wheel."""
+
+
+def shipped_path(table: str) -> Path:
+    """Where the shipped agent of a named table lies (whether or not one is shipped yet)."""
+    return (SHIPPED_FOLDER / ("euchre_ppo.pt" if table == "standard" else f"euchre_ppo_{table}.pt")).resolve()
+
+
+SHIPPED = shipped_path("standard")
+"""The default table's agent."""
 USAGE = "ppo[:PATH][,sample[,temp=T]|,q]"
+_SAID: set[str] = set()
+
+
+def shipped_for(rules: Rules) -> tuple[Path, str | None]:
+    """The shipped agent that plays `rules`: its named table's, else the nearest named table's with the same spaces,
+    with a line saying which (None for a named table). A ValueError when no shipped agent fits."""
+    table, note = table_name(rules), None
+    if table is None:
+        table = nearest_table(rules)
+        if table is None:
+            raise ValueError(f"no shipped agent plays a {rules.deck}-card deck {'with' if rules.joker else 'without'} the joker "
+                             f"(the named tables: {', '.join(NAMED_TABLES)}); name a checkpoint made for it: {USAGE}")
+        changed = ", ".join(differing_options(NAMED_TABLES[table], rules))
+        note = f"these rules are no named table: the learned agent of the nearest, {table} (other {changed}), plays them"
+    path = shipped_path(table)
+    if not path.exists():
+        raise ValueError(f"no learned agent is shipped for the {table} table yet; make one with "
+                         f"`python train.py --config configs/recipe_{table}.yaml`, or name a checkpoint: {USAGE}")
+    return path, note
+
+
+def say_once(note: str | None, who: str) -> None:
+    """Print a note on the table a bare learned bot plays, once per process, and not from a pool's worker processes."""
+    if note and note not in _SAID and multiprocessing.parent_process() is None:
+        _SAID.add(note)
+        print(f"{who}: {note}", file=sys.stderr, flush=True)
 
 
 def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
-    """`ppo` (the shipped agent), `ppo:PATH` (greedy on the policy), `ppo:PATH,sample` (sampling the policy;
+    """`ppo` (the shipped agent of the table), `ppo:PATH` (greedy on the policy), `ppo:PATH,sample` (sampling the policy;
     `temp=T` samples its logits divided by T), or `ppo:PATH,q` (greedy on action values)."""
     path, *options = arg.split(",")
     temps = [o.removeprefix("temp=") for o in options if o.startswith("temp=")]
@@ -89,11 +131,14 @@ def make_ppo(engine: Engine, arg: str, seed: int | None) -> PPOAgent:
     if unknown:
         raise ValueError(f"unknown ppo option(s) {unknown}; usage: {USAGE}")
     temperature = _temperature(temps, "sample" in options)
-    if not path and not SHIPPED.exists():
-        raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
+    note = None
+    if not path:
+        shipped, note = shipped_for(engine.rules)
+        path = str(shipped)
     agent = PPOAgent.from_checkpoint(
-        engine, path or str(SHIPPED), sample="sample" in options, seed=seed, action_values="q" in options
+        engine, path, sample="sample" in options, seed=seed, action_values="q" in options, other_rules=note is not None
     )
+    say_once(note, "ppo")
     sharpen_policy(agent.net, temperature)
     return agent
 

@@ -39,7 +39,7 @@ from euchre_agents.base import Agent, Seed, file_sha256
 from euchre_agents.belief import ActionModel, resample
 from euchre_agents.layouts import Layouts, View, replay, sample_hands
 from euchre_agents.pimc import choose
-from euchre_agents.ppo import SHIPPED, PPOAgent
+from euchre_agents.ppo import PPOAgent, say_once, shipped_for
 from euchre_agents.spec_options import SpecOptions
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState
 from euchre_env.infoset import decode
@@ -241,11 +241,15 @@ def confident_choice(points: np.ndarray, weights: np.ndarray, actions: np.ndarra
 
 
 def make_search(engine: Engine, arg: str, seed: int | None) -> SearchAgent:
-    """`search` (the shipped agent), `search:PATH[,options]` or `search:options` (module docstring)."""
+    """`search` (the shipped agent of the table), `search:PATH[,options]` or `search:options` (module docstring)."""
     path, options = parse_spec(arg)
-    if not path and not SHIPPED.exists():
-        raise ValueError(f"the shipped agent {SHIPPED} is missing; name a checkpoint: {USAGE}")
-    checkpoint = path or str(SHIPPED)
-    agent = SearchAgent(engine, PPOAgent.from_checkpoint(engine, checkpoint, seed=seed), seed, **options)
+    note = None
+    if not path:
+        shipped, note = shipped_for(engine.rules)
+        path = str(shipped)
+    checkpoint = path
+    network = PPOAgent.from_checkpoint(engine, checkpoint, seed=seed, other_rules=note is not None)
+    agent = SearchAgent(engine, network, seed, **options)
+    say_once(note, "search")
     agent.weights_sha256 = file_sha256(checkpoint)
     return agent

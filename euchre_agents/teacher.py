@@ -203,11 +203,10 @@ def _finish(records: list[dict[str, np.ndarray]], points: np.ndarray, engine: En
 # ---------------------------------------------------------------- generating shards
 
 
-def check_settings(rules: Rules, settings: TeacherSettings, shards: int, unbuilt: tuple[str, ...] = ()) -> None:
+def check_settings(rules: Rules, settings: TeacherSettings, shards: int) -> None:
     """What generation needs, checked before anything is written: a shard count of 1 or more, and a bot
     that builds for these rules from every behaviour spec (and from `rollout_agent` for `label=rollout`, a
-    `search` bot from `search_agent` for `label=search`). Specs starting with one of `unbuilt` name agents
-    not made yet (a recipe's earlier rounds) and are left to be checked when they exist."""
+    `search` bot from `search_agent` for `label=search`)."""
     if not isinstance(shards, (int, np.integer)) or isinstance(shards, bool) or shards < 1:
         raise TeacherDataError(f"shards must be a whole number of 1 or more, got {shards!r}")
     engine = Engine(rules, EPISODE_HAND)
@@ -217,8 +216,6 @@ def check_settings(rules: Rules, settings: TeacherSettings, shards: int, unbuilt
     if settings.label == "search":
         specs.append(("search_agent", settings.search_agent))
     for option, spec in specs:
-        if spec.startswith(unbuilt):
-            continue
         try:
             bot = make_agent(spec, engine, seed=settings.seed)
         except ValueError as e:  # an unknown bot, bad options, a checkpoint that is missing or for other rules

@@ -12,16 +12,21 @@ BUNDLED = Path(__file__).resolve().parent
 `configs/`, and an installed package (`pip install .`, a wheel) carries a copy of it."""
 
 
-def read_preset(path: str, example: str) -> dict[str, Any]:
-    """The mapping of YAML preset `path`, or a ValueError in one line naming the file, the problem and (for a
-    missing file) an `example` preset. A relative path missing from the current folder is looked up among
-    the bundled presets, as `configs/ppo.yaml` or as `ppo.yaml`."""
+def locate(path: str) -> Path:
+    """Where preset `path` lies: the path itself, or, when it is relative and missing from the current folder, the
+    bundled preset of that name (`configs/ppo.yaml` or `ppo.yaml`); the path itself when neither exists."""
     p = Path(path)
     if not p.exists() and not p.is_absolute():
         for bundled in (BUNDLED / p, BUNDLED / "configs" / p):
             if bundled.is_file():
-                p = bundled
-                break
+                return bundled
+    return p
+
+
+def read_preset(path: str, example: str) -> dict[str, Any]:
+    """The mapping of YAML preset `path` (found by `locate`), or a ValueError in one line naming the file, the
+    problem and (for a missing file) an `example` preset."""
+    p = locate(path)
     if not p.is_file():
         raise ValueError(f"config file {path!r} not found; pass --config with a YAML preset such as {example}")
     try:

@@ -36,7 +36,7 @@ from euchre_lab.cli import fail
 
 def main(argv: list[str] | None = None) -> int | None:
     """train.py's command line: check every option, then train; one line and exit status 2 for a bad input.
-    `--stage recipe` (or a preset with `stage: recipe`) runs the whole recipe instead (`euchre_lab.recipe`).
+    `--stage make` (or a preset with `stage: make`, as configs/recipe.yaml) makes an agent instead (`euchre_lab.making`).
     Without the [train] extra (torch, tensorboard) it says so in one line and exits with status 2."""
     try:
         require("train", what="training")
@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> int | None:
         sys.exit(fail("train.py", e))
     from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
-    from euchre_lab import exploit, recipe
-    from euchre_lab.recipe_options import wants_recipe
+    from euchre_lab import exploit
+    from euchre_lab.making.driver import main as make
+    from euchre_lab.making.options import wants_make
     from euchre_lab.cli import OptionError
     from euchre_lab.distill import distill
     from euchre_lab.ppo_trainer import train
@@ -54,8 +55,8 @@ def main(argv: list[str] | None = None) -> int | None:
     from euchre_lab.train_options import EXPLOIT, SCRIPT, parse_args
 
     stage_functions = {"ppo": train, "distill": distill, EXPLOIT: exploit.run_exploit}
-    if wants_recipe(argv):
-        return recipe.main(argv)
+    if wants_make(argv):
+        return make(argv)
     args = None
     try:
         args, checkpoint = parse_args(argv, description=__doc__.split("\n\n")[1])

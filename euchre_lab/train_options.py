@@ -29,7 +29,7 @@ class Args:
     config: str = DEFAULT_PRESET
     """YAML preset whose keys are these options (a relative path is also looked up next to train.py)"""
     stage: str = "ppo"
-    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data; exploit: PPO best response to a frozen --target, then a match against it (configs/exploit.yaml); recipe: every stage of configs/recipe.yaml (its options: train.py --stage recipe --help)"""
+    """ppo: PPO self-play (regularised fine-tuning with init_checkpoint and kl_coef); distill: supervised learning on teacher data; exploit: PPO best response to a frozen --target, then a match against it (configs/exploit.yaml); make: make an agent by the method of configs/recipe.yaml (its options: train.py --stage make --help)"""
     run_name: str = ""
     """run folder under runs_dir for TensorBoard logs and checkpoints; empty: {stage}__{seed}__{unix time}"""
     runs_dir: str = "runs"
@@ -149,14 +149,6 @@ class Args:
     overwrite: bool = False
     """replace an existing run folder of the same name (its checkpoints and logs are deleted first); command line only"""
 
-
-EXPLOIT_ONLY = ("target", "exploit_init", "target_init_options", "exploit_pairs", "exploit_seed", "workers")
-NOT_READ_BY_DISTILL = ("value_warmup_updates", "init_temperature", *EXPLOIT_ONLY)
-"""Options of the PPO and exploit stages that distillation never reads (the recipe keeps them out of a distillation
-stage's settings, which are its identity in the manifest)."""
-NOT_READ_BY_PPO = ("teacher_data", "distill_epochs", "distill_batch_size", "policy_temperature", "action_value_coef",
-                   "state_value_coef", "holdout_fraction", *EXPLOIT_ONLY)
-"""Options of distillation and the exploit stage that PPO never reads (kept out of a recipe fine-tune's settings)."""
 
 COMMAND_LINE_ONLY = ("overwrite",)
 """Options a preset or a resumed checkpoint's config never sets: deleting a run takes an explicit flag."""

@@ -242,21 +242,20 @@ def test_only_a_recursive_clean_reaches_into_subfolders(tmp_path, capsys):
     assert remove_stale_temp_files(tmp_path / "none", "train.py") == 0
 
 
-def test_the_recipe_clears_stale_temp_files_in_its_run_folder_when_it_starts(tmp_path, monkeypatch, capsys):
-    from euchre_lab import recipe
+def test_making_an_agent_clears_stale_temp_files_in_its_run_folder_when_it_starts(tmp_path, monkeypatch, capsys):
+    from euchre_lab.making import driver
 
-    for kind in recipe.RUNNERS:
-        monkeypatch.setitem(recipe.RUNNERS, kind, lambda stage, run: {"work": 0})
-    monkeypatch.setattr(recipe, "model_card", lambda run: {})
+    monkeypatch.setattr(driver, "plan", lambda run: [])
+    monkeypatch.setattr(driver.card, "write_card", lambda run, final, path: None)
     monkeypatch.chdir(ROOT)
     argv = ["--config", "configs/recipe_smoke.yaml", "--runs-dir", str(tmp_path)]
-    assert recipe.main(argv) == 0  # every stage "finished" at once: a recipe run folder with its manifest
+    assert driver.main(argv) == 0  # no parts to do: a run folder with its journal
     folder = tmp_path / "recipe_smoke"
-    (folder / "data" / "teacher_r1").mkdir(parents=True)
-    stale = [folder / ".manifest.json.abc.tmp", folder / "data" / "teacher_r1" / ".shard_00000.npz.123.tmp"]
+    (folder / "data" / "iter_001").mkdir(parents=True)
+    stale = [folder / ".journal.json.abc.tmp", folder / "data" / "iter_001" / ".shard_00000.npz.123.tmp"]
     for path in stale:
         path.write_bytes(b"half")
     capsys.readouterr()
-    assert recipe.main(argv) == 0
-    assert not any(path.exists() for path in stale) and (folder / "manifest.json").is_file()
+    assert driver.main(argv) == 0
+    assert not any(path.exists() for path in stale) and (folder / "journal.json").is_file()
     assert "removed 2 stale .tmp files that an interrupted write left in" in capsys.readouterr().err

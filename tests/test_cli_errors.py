@@ -288,7 +288,7 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(filled(expected, scratch)), done.stderr
 
 
-def test_the_recipe_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
+def test_making_an_agent_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
     runs = tmp_path / "runs"
     code = ("import sys\nsys.modules['ray'] = None\nfrom euchre_lab.train import main\n"
             f"sys.exit(main(['--config', 'configs/recipe_smoke.yaml', '--ray', '--runs-dir', {str(runs)!r}]))")

@@ -485,10 +485,10 @@ def test_ctrl_c_prints_the_exact_resume_command(tmp_path):
 TRAIN_PRESETS = sorted(
     p.name
     for p in (ROOT / "configs").glob("*.yaml")
-    if not {"bots", "round_robin", "policies"} & set(preset := yaml.safe_load(p.read_text())) and preset.get("stage") != "recipe"
+    if not {"bots", "round_robin", "policies"} & set(preset := yaml.safe_load(p.read_text())) and preset.get("stage") != "make"
 )
 """The presets of train.py's single stages: all but evaluate.py's (bots, round_robin), the RLlib example's (policies)
-and the recipes (tests/test_recipe.py checks those)."""
+and the method's (tests/test_making.py checks those)."""
 
 
 def test_the_configs_folder_has_the_training_presets_the_readme_names():

@@ -1,0 +1,206 @@
+"""What a run leaves besides its journal: agent.pt, which keeps the preset that made it, the learning-curve
+figure and MODEL_CARD.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from euchre_agents.atomic import write_atomic
+from euchre_env import Rules
+from euchre_env.named_tables import table_name
+from euchre_lab.making.journal import FORMAT
+from euchre_lab.making.options import preset_of
+
+CURVE_FIGURE = "curve.png"
+
+
+def machine() -> str:
+    """This machine in one line: its CPU model, cores and system."""
+    model = platform.processor() or platform.machine()
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def commit() -> str | None:
+    """The checkout's commit (with `+changes` when its tracked files differ from it), None outside a checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode:
+        return None
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+def made_by(run: Any) -> dict[str, Any]:
+    """How the agent was made: the method, the preset (as read and as written in its file), the command, the commit."""
+    from euchre_lab.presets import locate
+
+    try:
+        text = locate(run.args.config).read_text()
+    except OSError:
+        text = None
+    return {"method": FORMAT, "preset": preset_of(run.args), "preset_file": run.args.config, "preset_text": text,
+            "command": f"python train.py --config {run.args.config} --run-name {run.args.run_name}", "commit": commit()}
+
+
+def write_agent(run: Any, src: Path, dst: Path) -> dict[str, Any]:
+    """agent.pt: the last iteration's play-only agent with `made_by` (the preset's text among it)."""
+    from euchre_agents.base import file_sha256
+    from euchre_agents.checkpoint import PLAY, POLICY_KEYS, read_checkpoint, save_policy
+
+    policy = {k: v for k, v in read_checkpoint(str(src), PLAY).items() if k in POLICY_KEYS}
+    save_policy({**policy, "made_by": made_by(run)}, str(dst))
+    return {"sha256": file_sha256(dst), "bytes": dst.stat().st_size, "work": 0}
+
+
+def shipped_spec(rules: Rules) -> str | None:
+    """The spec of the shipped agent of these rules' named table, where there is one (the final head-to-head)."""
+    from euchre_agents.ppo import shipped_path
+
+    table = table_name(rules)
+    return f"ppo:{shipped_path(table)}" if table and shipped_path(table).exists() else None
+
+
+# ---------------------------------------------------------------- the curve and the card
+
+
+def curve_points(journal: dict[str, Any], opponent: str) -> list[tuple[int, dict[str, float]]]:
+    """(iteration, margin) of each learning-curve match against `opponent` the journal holds, in order."""
+    points = []
+    for name, record in journal["parts"].items():
+        head, _, tail = name.partition("/")
+        if tail == f"curve_{opponent}" and record.get("status") == "finished":
+            points.append((0 if head == "bootstrap" else int(head.removeprefix("iter_")), record["facts"]["margin"]))
+    return sorted(points, key=lambda p: p[0])
+
+
+def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
+    """The learning curve: the margin against each curve opponent after each iteration, with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for opponent in ("pimc", "heuristic"):
+        points = curve_points(journal, opponent)
+        if points:
+            x = [k for k, _ in points]
+            y = [m["value"] for _, m in points]
+            err = [[m["value"] - m["low"] for _, m in points], [m["high"] - m["value"] for _, m in points]]
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent}")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("iteration (0: the bootstrap)")
+    ax.set_ylabel("margin, points per hand (95% interval)")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    write_atomic(out, lambda f: fig.savefig(f, format="png", dpi=110))
+    plt.close(fig)
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.2f} h"
+
+
+def card_text(run: Any, final: str) -> str:
+    """MODEL_CARD.md from the journal: the preset and command, the commit, the machine, each part's wall time, the
+    curve and the final matches with their seeds."""
+    from euchre_lab.match_result import rules_label
+
+    j = run.journal.data
+    parts = j["parts"]
+    agent = run.folder / "agent.pt"
+    made = made_by(run)
+    table = table_name(Rules.from_dict(run.args.rules))
+    lines = [
+        f"# Model card: {agent}",
+        "",
+        f"A play-only Euchre agent (`ppo:{agent}`) for the table **{table or rules_label(run.args.rules)}**, made by "
+        f"`train.py --stage make` ({FORMAT}).",
+        "",
+        f"- **Command:** `{made['command']}`",
+        f"- **Preset:** `{json.dumps(made['preset'], sort_keys=True)}` (agent.pt keeps it and the preset file's text under `made_by`)",
+        f"- **Commit:** `{made['commit'] or 'not a git checkout'}`",
+        f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
+        f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
+        f"(an attempt killed outright is not counted)",
+        f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",
+        "",
+        "## Wall time by iteration",
+        "",
+        "| iteration | label | distil | curve matches | labelled decisions | distillation samples |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for k in range(run.args.iterations + 1):
+        head = "bootstrap" if k == 0 else f"iter_{k:03d}"
+        rec = {tail: parts.get(f"{head}/{tail}", {}) for tail in ("label", "distil", "curve_pimc", "curve_heuristic")}
+        curve = rec["curve_pimc"].get("wall_s", 0.0) + rec["curve_heuristic"].get("wall_s", 0.0)
+        lines.append(f"| {head} | {_hours(rec['label'].get('wall_s', 0.0))} | {_hours(rec['distil'].get('wall_s', 0.0))} | "
+                     f"{_hours(curve)} | {rec['label'].get('facts', {}).get('decisions', 0):,} | "
+                     f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
+    lines += ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {46_100})", "",
+              f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
+    pimc, heuristic = dict(curve_points(j, "pimc")), dict(curve_points(j, "heuristic"))
+    for k in sorted(set(pimc) | set(heuristic)):
+        lines.append(f"| {k} | {_margin(pimc.get(k))} | {_margin(heuristic.get(k))} |")
+    lines += ["", "## Final matches (duplicate deals, 95% intervals)", "",
+              "| opponent | pairs | margin per hand | point share | seed | wall time |", "|---|---:|---|---|---:|---:|"]
+    for name, record in parts.items():
+        if name.startswith(f"{final}/vs_") and record.get("status") == "finished":
+            f = record["facts"]
+            share = f["point_share"]
+            lines.append(f"| `{f['opponent']}` | {f['pairs']:,} | **{_margin(f['margin'])}** | {100 * share['value']:.1f}% | "
+                         f"{f['seed']} | {_hours(record['wall_s'])} |")
+    lines += ["", "## Exploitability", "", *probe_lines(run), "",
+              "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
+    return "\n".join(lines)
+
+
+PROBE_STEPS = 2_000_000
+"""The stated budget of the card's exploitability probe: PPO steps of a best response started from the agent's weights."""
+
+
+def probe_command(run: Any) -> str:
+    """The probe whose result the card shows: a best response of PROBE_STEPS trained against the frozen agent."""
+    from euchre_lab.match_result import rules_label
+
+    table = "" if not run.args.rules else f" --rules {rules_label(run.args.rules)}"
+    return (f"python train.py --config configs/exploit.yaml --target ppo:{run.folder / 'agent.pt'} --exploit-init target "
+            f"--total-timesteps {PROBE_STEPS}{table} --runs-dir {run.folder} --run-name probe")
+
+
+def probe_lines(run: Any) -> list[str]:
+    """The probe's gain against the agent at its budget, or the command that measures it (the card is written anew
+    each time the run's command runs, so run it again after the probe)."""
+    found = run.folder / "probe" / "exploit.json"
+    if not found.is_file():
+        return [f"Not measured yet: `{probe_command(run)}`, then the run's command again to rewrite this card."]
+    p = json.loads(found.read_text())
+    g = p["gain"]
+    return [f"A best response of {p['steps']:,} PPO steps from the agent's weights gains **{_margin(g)}** points per hand "
+            f"against it over {p['pairs']:,} pairs (seed {p['final_match']['seed']}): `{probe_command(run)}`."]
+
+
+def _margin(m: dict[str, float] | None) -> str:
+    return "" if m is None else f"{m['value']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]"
+
+
+def write_card(run: Any, final: str, path: Path) -> dict[str, Any]:
+    """MODEL_CARD.md and the learning-curve figure beside agent.pt."""
+    draw_curve(run.journal.data, run.folder / CURVE_FIGURE, f"{run.args.run_name}: margin after each iteration")
+    text = card_text(run, final)
+    write_atomic(path, lambda f: f.write(text.encode()))
+    return {"bytes": len(text), "work": 0}

@@ -1,0 +1,249 @@
+"""The driver of `train.py --stage make`: the parts of a run in order, each skipped when the journal has it
+finished, each continued where it stopped otherwise, with an ETA before each and TensorBoard scalars after."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from euchre_env import Rules
+from euchre_env.extras import require
+from euchre_lab.cli import at_least, check_ranges, fail, remove_stale_temp_files
+from euchre_lab.making import card, method
+from euchre_lab.making.journal import Journal
+from euchre_lab.making.method import Part, iteration_name
+from euchre_lab.making.options import (AGENT, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, Args, MakeError, parse_args,
+                                       preset_of, run_folder)
+
+FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "distil": 20_000.0, "match_pimc": 56.0,
+                  "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
+"""Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling), for
+the ETAs until the run measures its own: the records' rates (experiments/EXPERIMENTS.md)."""
+
+
+@dataclass
+class MakeRun:
+    """What the parts share: the options, the run folder, the journal and TensorBoard."""
+
+    args: Args
+    folder: Path
+    journal: Journal
+    writer: Any = None
+
+    def agent_path(self, k: int) -> Path:
+        """Iteration k's agent file."""
+        return self.folder / "agents" / f"{iteration_name(k)}.pt"
+
+    def data_path(self, k: int) -> Path:
+        """Iteration k's labelled hands."""
+        return self.folder / "data" / iteration_name(k)
+
+
+# ---------------------------------------------------------------- the plan
+
+
+def iteration_parts(run: MakeRun, k: int) -> list[Part]:
+    """The parts of the bootstrap (k = 0) or of iteration k: label, distil, export, the learning-curve matches."""
+    a, name = run.args, iteration_name(k)
+    hands = a.bootstrap_hands if k == 0 else a.hands
+    previous = None if k == 0 else run.agent_path(k - 1)
+    settings = method.teacher_settings(k, previous, a.seed, hands, a.labels)
+    folders = max(1, min(k, method.REPLAY)) if k else 1
+    epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
+    samples = hands * method.DECISIONS_PER_HAND * folders * epochs
+    parts = [
+        Part(f"{name}/label", f"label_{settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
+        Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
+        Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
+    ]
+    for opponent in method.CURVE_OPPONENTS:
+        out = run.folder / "curve" / f"{name}_vs_{opponent}"
+        parts.append(Part(f"{name}/curve_{opponent}", f"match_{opponent}", 2 * a.curve_pairs,
+                          lambda r, o=opponent, out=out: method.match(r, r.agent_path(k), o, a.curve_pairs, method.CURVE_SEED, out)))
+    return parts
+
+
+def replay_folders(run: MakeRun, k: int) -> list[Path]:
+    """The data iteration k distils: its own, and the iterations' before it within the replay; a folder that is gone
+    (a run moved to another machine with its agent and journal only) is refilled by the current agent."""
+    if k == 0:
+        return [run.data_path(0)]
+    folders = []
+    for j in range(max(1, k - method.REPLAY + 1), k + 1):
+        folder = run.data_path(j)
+        if j < k and not folder.exists():
+            folder = run.folder / "data" / f"refill_{j:03d}"
+            settings = method.teacher_settings(k, run.agent_path(k - 1), run.args.seed, run.args.hands, run.args.labels, refill=True)
+            method.label(run, folder, settings, run.args.hands)
+        folders.append(folder)
+    return folders
+
+
+def final_parts(run: MakeRun) -> list[Part]:
+    """After the last iteration: agent.pt with the preset it was made with, the final matches."""
+    last = run.args.iterations
+    name = f"final_{iteration_name(last)}"
+    agent = run.folder / AGENT
+    parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.agent_path(last), agent))]
+    opponents = {"pimc": "pimc", "heuristic": "heuristic"}
+    shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
+    if shipped:
+        opponents["shipped"] = shipped
+    for key, spec in opponents.items():
+        out = run.folder / "final" / f"vs_{key}"
+        parts.append(Part(f"{name}/vs_{key}", f"match_{key}", 2 * run.args.final_pairs,
+                          lambda r, s=spec, key=key, out=out: method.match(r, agent, s, r.args.final_pairs, method.FINAL_SEEDS[key], out)))
+    return parts
+
+
+def plan(run: MakeRun) -> list[Part]:
+    """Every part of the run, in order."""
+    parts = [p for k in range(run.args.iterations + 1) for p in iteration_parts(run, k)]
+    return parts + final_parts(run)
+
+
+# ---------------------------------------------------------------- running
+
+
+def duration(seconds: float) -> str:
+    """`42 s`, `12.5 min` or `3.20 h`."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.2f} h"
+
+
+def eta(run: MakeRun, part: Part) -> float:
+    """Seconds the part should take, from the rate this run measured for its kind (else the records')."""
+    rate = run.journal.rate(part.kind) or FALLBACK_RATES.get(part.kind)
+    return part.size / rate if part.size and rate else 0.0
+
+
+def say(text: str) -> None:
+    """One progress line of the run."""
+    print(f"make: {text}", flush=True)
+
+
+def run_part(run: MakeRun, part: Part, index: int, todo: list[Part]) -> None:
+    """Do (or continue) one part, with the ETAs of it and of the run first, its time and rate journaled after."""
+    left = sum(eta(run, p) for p in todo[todo.index(part):])
+    say(f"[{index}] {part.name}: ETA {duration(eta(run, part))}, the run about {duration(left)} more")
+    run.journal.start(part.name, part.kind)
+    start = time.perf_counter()
+    facts = part.do(run)
+    wall = time.perf_counter() - start
+    work = facts.pop("work", 0)
+    run.journal.finish(part.name, wall, facts, work / wall if work and wall > 0 else None)
+    log_part(run, part, facts, wall)
+    say(f"[{index}] {part.name} done in {duration(wall)}")
+
+
+def log_part(run: MakeRun, part: Part, facts: dict[str, Any], wall: float) -> None:
+    """The learning curve and each part's wall time, to TensorBoard (the step is the iteration)."""
+    head, _, tail = part.name.partition("/")
+    if not head.startswith(("bootstrap", "iter_")):
+        return
+    k = 0 if head == "bootstrap" else int(head.removeprefix("iter_"))
+    if "margin" in facts:
+        for key in ("value", "low", "high"):
+            suffix = "" if key == "value" else f"_{key}"
+            run.writer.add_scalar(f"curve/margin_vs_{facts['opponent']}{suffix}", facts["margin"][key], k)
+    run.writer.add_scalar(f"wall_s/{tail}", wall, k)
+    run.writer.flush()
+
+
+def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
+    """A finished part of an unfinished iteration whose output the next part needs and which is gone (the run
+    moved to another machine with its agent file and journal only)."""
+    head, _, tail = part.name.partition("/")
+    after = parts[parts.index(part) + 1] if parts.index(part) + 1 < len(parts) else None
+    if after is None or run.journal.finished(after.name) or not after.name.startswith(head):
+        return False
+    k = 0 if head == "bootstrap" else int(head.removeprefix("iter_")) if head.startswith("iter_") else None
+    if tail == "label":
+        return not (run.data_path(k) / "manifest.json").exists()
+    if tail == "distil":
+        return not (run.folder / "training" / head / "checkpoints" / "latest.pt").exists()
+    return False
+
+
+def prepare(args: Args) -> MakeRun:
+    """Check the options and the run folder (deleting it first with --overwrite) before anything runs."""
+    if args.ray is not None:
+        require("ray", "ray", what="--ray")
+    check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
+                        "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0),
+                        "curve_pairs": at_least(1), "final_pairs": at_least(1)})
+    Rules.from_dict(args.rules)
+    if args.labels not in LABELS:
+        raise MakeError(f"labels={args.labels!r} is not one of {', '.join(LABELS)}")
+    unknown = sorted(set(args.network) - set(NETWORK_KEYS))
+    if unknown or not all(isinstance(args.network.get(k), int) and args.network[k] >= 1 for k in NETWORK_KEYS):
+        raise MakeError(f"network must set {' and '.join(NETWORK_KEYS)} to whole numbers of 1 or more, got {args.network}")
+    if not re.fullmatch(r"[\w.=-]+", args.run_name) or args.run_name in (".", ".."):
+        raise MakeError(f"--run-name {args.run_name!r} must be a plain folder name")
+    folder = run_folder(args)
+    foreign = folder.exists() and any(folder.iterdir()) and not (folder / JOURNAL).is_file()
+    if foreign:
+        raise MakeError(f"{folder} holds something other than a run of this method; choose another --run-name")
+    if args.overwrite and folder.exists():
+        shutil.rmtree(folder)
+    run = MakeRun(args, folder, Journal(folder / JOURNAL, preset_of(args)))
+    current = run.journal.data["agent"]
+    if current and not (folder / current["path"]).exists():
+        raise MakeError(f"the run's agent file {folder / current['path']} is missing: copy it with {JOURNAL}, or pass --overwrite to start over")
+    return run
+
+
+def drive(run: MakeRun) -> None:
+    """Every part in order: the finished ones kept, the rest done (continuing where they stopped)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    parts = plan(run)
+    todo = [p for p in parts if not run.journal.finished(p.name) or needs_redo(run, p, parts)]
+    say(f"run {run.folder}: {run.args.iterations} iterations of {run.args.hands:,} hands after a bootstrap of "
+        f"{run.args.bootstrap_hands:,}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
+        f"{duration(sum(eta(run, p) for p in todo))} left; watch it with: tensorboard --logdir {run.folder}")
+    remove_stale_temp_files(run.folder, SCRIPT, recursive=True)
+    machines = run.journal.data.setdefault("machines", [])
+    if card.machine() not in machines:
+        machines.append(card.machine())
+    run.journal.save()
+    if run.args.ray is not None and todo:
+        from euchre_lab.backends import connect_ray
+
+        connect_ray(run.args.ray, num_cpus=run.args.workers)
+    run.writer = SummaryWriter(str(run.folder))
+    try:
+        for i, part in enumerate(parts, 1):
+            if part in todo:
+                run_part(run, part, i, todo)
+    finally:
+        run.writer.close()
+    card.write_card(run, f"final_{iteration_name(run.args.iterations)}", run.folder / CARD)
+    say(f"done: {run.folder / AGENT} (play it as ppo:{run.folder / AGENT}), card {run.folder / CARD}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The method's command line; one line and exit status 2 for a bad input, 130 on Ctrl-C."""
+    from euchre_agents.checkpoint import CheckpointError
+    from euchre_agents.teacher_data import TeacherDataError
+    from euchre_env import RulesError
+    from euchre_env.extras import MissingExtraError
+    from euchre_lab.cli import OptionError
+    from euchre_lab.journal import JournalError
+
+    args = None
+    try:
+        args = parse_args(argv)
+        drive(prepare(args))
+    except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError) as e:
+        return fail(SCRIPT, e)
+    except KeyboardInterrupt:
+        again = "python train.py --config " + (args.config if args else "PRESET")
+        print(f"\nmake: interrupted; the agent, the journal, labelled shards, checkpoints and match chunks are kept: "
+              f"run `{again}` again to continue", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,92 @@
+"""runs/NAME/journal.json: the run's small state besides the agent file. It keeps the preset (a run continues only
+with the same one, `iterations` aside), the current agent, and per part its status, wall time, facts and rate."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from euchre_agents.atomic import write_atomic
+from euchre_lab.making.options import MakeError
+
+FORMAT = "euchre-making-v1"
+GROWS = ("iterations",)
+"""Preset keys a run may change when it continues: more iterations continue a finished run."""
+
+
+def first_difference(old: Any, new: Any, path: str = "") -> str | None:
+    """Where two settings first differ, as `key.sub: old there, new here`; None when equal."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            found = first_difference(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    return None if old == new else f"{path or 'preset'}: {old!r} there, {new!r} here"
+
+
+class Journal:
+    """The journal of one run, written atomically after every change."""
+
+    def __init__(self, path: Path, preset: dict[str, Any]):
+        self.path = path
+        if path.exists():
+            try:
+                self.data = json.loads(path.read_text())
+            except json.JSONDecodeError as e:
+                raise MakeError(f"{path} is not valid JSON ({e}); choose another --run-name or pass --overwrite") from None
+            if not isinstance(self.data, dict) or self.data.get("format") != FORMAT:
+                raise MakeError(f"{path} is not the journal of a train.py --stage make run; choose another --run-name")
+            fixed = {k: v for k, v in self.data["preset"].items() if k not in GROWS}
+            change = first_difference(fixed, {k: v for k, v in preset.items() if k not in GROWS})
+            if change:
+                raise MakeError(f"{path.parent} was made with another preset ({change}); use a new --run-name, or --overwrite to start over")
+        else:
+            self.data = {"format": FORMAT, "created": _now(), "agent": None, "parts": {}}
+        self.data["preset"] = preset
+
+    def part(self, name: str) -> dict[str, Any] | None:
+        """The part's record, None if it never started."""
+        return self.data["parts"].get(name)
+
+    def finished(self, name: str) -> bool:
+        """Whether the journal records the part as finished."""
+        return (self.part(name) or {}).get("status") == "finished"
+
+    def start(self, name: str, kind: str) -> None:
+        """Record that the part is running (a later run continues it)."""
+        record = self.data["parts"].setdefault(name, {"kind": kind, "attempts": 0, "wall_s": 0.0})
+        record.update(status="running", started=_now(), attempts=record["attempts"] + 1)
+        self.save()
+
+    def finish(self, name: str, seconds: float, facts: dict[str, Any], rate: float | None) -> None:
+        """Record the part finished: its wall time (summed over its attempts), facts and measured rate."""
+        record = self.data["parts"][name]
+        record.update(status="finished", finished=_now(), wall_s=record["wall_s"] + seconds, facts=facts, rate=rate)
+        self.save()
+
+    def forget(self, name: str) -> None:
+        """Drop a part's record (its work is to be done again, for a newer agent)."""
+        self.data["parts"].pop(name, None)
+        self.save()
+
+    def set_agent(self, k: int, path: Path) -> None:
+        """Record iteration k's agent as the current one (its path within the run folder, which may move)."""
+        self.data["agent"] = {"iteration": k, "path": str(path.relative_to(self.path.parent))}
+        self.save()
+
+    def rate(self, kind: str) -> float | None:
+        """The latest rate this run measured for parts of this kind."""
+        rates = [r["rate"] for r in self.data["parts"].values() if r.get("kind") == kind and r.get("rate")]
+        return rates[-1] if rates else None
+
+    def save(self) -> None:
+        """Write the journal atomically."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, lambda f: f.write(json.dumps(self.data, indent=1).encode()))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

@@ -1,0 +1,179 @@
+"""The method, as the parts of one run: label, distil, export, measure.
+
+The bootstrap labels `bootstrap_hands` hands of heuristic play by their double-dummy values (open hands, cheap:
+the records' most strength per CPU-hour) and distils them into a fresh network. Every iteration then takes the
+current agent to the next by the same three steps, at the same budget:
+
+1. **label**: `hands` hands played by the agent (a share of seats by `heuristic`, a share of moves random, so that
+   every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
+   the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy
+   (`euchre_agents.teacher`);
+2. **distil** the values into the agent, from its own weights, over a replay of the last `REPLAY` iterations' data
+   (`euchre_lab.distill`);
+3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
+
+Only the agent file and the journal carry over between iterations. A replay folder that is missing (a run moved
+to another machine) is refilled by the current agent before distilling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from euchre_env import Rules
+
+BEHAVIOUR_SHARE = 0.7
+"""Share of seats the current agent plays while labelling; `heuristic` plays the rest."""
+EPSILON = 0.1
+"""Share of moves made uniformly at random while labelling."""
+REPLAY = 2
+"""Iterations of labelled data an iteration distils (its own and the one before)."""
+GAMES_PER_SHARD = 256
+BOOTSTRAP_TRAINING = {"learning_rate": 1e-3, "distill_epochs": 2.0}
+ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 2.0}
+TRAINING = {"stage": "distill", "anneal_lr": True, "max_grad_norm": 1.0, "distill_batch_size": 2048, "holdout_fraction": 0.02,
+            "canonical_suits": True, "action_values": True, "save_interval": 250, "keep_checkpoints": 1, "eval_interval": 0,
+            "device": "cpu"}
+"""train.py's distillation options every distillation of the method shares."""
+CURVE_OPPONENTS = ("pimc", "heuristic")
+CURVE_SEED = 46_100
+FINAL_SEEDS = {"pimc": 46_201, "heuristic": 46_202, "shipped": 46_203}
+"""Deals of the matches: the same for every iteration and every run, and used for nothing else."""
+DECISIONS_PER_HAND = 16.6
+"""Labelled decisions per hand (3,304,332 in 198,144 hands of the records' first round): sizes a distillation whose data is not written yet."""
+
+
+@dataclass
+class Part:
+    """One resumable piece of a run: its name in the journal, its kind (which rate its ETA uses), its units of work,
+    and the function that does (or continues) it and returns its facts."""
+
+    name: str
+    kind: str
+    size: float
+    do: Callable[[Any], dict[str, Any]]
+
+
+def iteration_name(k: int) -> str:
+    """`bootstrap` for 0, else `iter_001`, ..."""
+    return "bootstrap" if k == 0 else f"iter_{k:03d}"
+
+
+def shard_plan(hands: int) -> tuple[int, int]:
+    """(shards, hands per shard) of a labelling budget: shards of 256 hands, at least four of them."""
+    per_shard = max(1, min(GAMES_PER_SHARD, hands // 4))
+    return max(4, hands // per_shard), per_shard
+
+
+# ---------------------------------------------------------------- label
+
+
+def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False):
+    """The labelling of iteration k (0: the bootstrap's open-hand labels of heuristic play; else `labels` labels of
+    `agent`'s play); a refill draws other deals."""
+    from euchre_agents.teacher_data import TeacherSettings
+
+    per_shard = shard_plan(hands)[1]
+    data_seed = seed * 10_000 + 2 * k + int(refill)
+    if k == 0:
+        return TeacherSettings(label="true", behaviour="heuristic=1", epsilon=EPSILON, games_per_shard=per_shard, seed=data_seed)
+    spec = f"ppo:{agent}"
+    return TeacherSettings(label=labels, behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
+                           rollout_agent=spec, epsilon=EPSILON, games_per_shard=per_shard, seed=data_seed)
+
+
+def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
+    """Write (or finish) a folder of labelled hands; what it holds and the hands labelled now."""
+    from euchre_agents.teacher import generate
+    from euchre_agents.teacher_data import MANIFEST, TeacherDataError, read_manifest
+    from euchre_lab.backends import task_runner
+
+    shards, _ = shard_plan(hands)
+    before = len(read_manifest(folder)["shards"]) if (folder / MANIFEST).exists() else 0
+    try:
+        manifest = generate(folder, shards, Rules.from_dict(run.args.rules), settings, progress=run.args.progress,
+                            run_jobs=task_runner(run.args.workers, run.args.ray))
+    except TeacherDataError:  # written by another agent file of the same name (a run begun over): labelled anew
+        shutil.rmtree(folder)
+        return label(run, folder, settings, hands)
+    made = (len(manifest["shards"]) - before) * settings.games_per_shard
+    return {"decisions": sum(manifest["shards"].values()), "hands": shards * settings.games_per_shard, "work": made}
+
+
+# ---------------------------------------------------------------- distil and export
+
+
+def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
+    """train.py's `Args` of iteration k's distillation."""
+    from euchre_lab.train_options import Args
+
+    a = run.args
+    return Args(**TRAINING, **(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), **a.network,
+                teacher_data=",".join(str(f) for f in folders), init_checkpoint=init, resume=resume, rules=a.rules,
+                seed=a.seed * 10_000 + k, run_name=iteration_name(k), runs_dir=str(run.folder / "training"),
+                progress=a.progress, torch_threads=a.torch_threads)
+
+
+def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
+    """Distil the folders' labels into the agent `init` (a fresh network when empty), continuing exactly from the
+    distillation's latest checkpoint if one was written; its updates and samples."""
+    from euchre_agents.checkpoint import RESUME, read_checkpoint
+    from euchre_lab.checkpoints import LATEST
+    from euchre_lab.distill import distill
+    from euchre_lab.train_checks import check_args
+
+    folder = run.folder / "training" / iteration_name(k)
+    latest = folder / "checkpoints" / LATEST
+    checkpoint = read_checkpoint(str(latest), RESUME) if latest.exists() else None
+    args = training_args(run, k, folders, init, str(latest) if checkpoint else "")
+    start = 0 if checkpoint is None else checkpoint["global_step"]
+    distill(args, check_args(args, checkpoint))
+    done = read_checkpoint(str(latest), RESUME)
+    return {"updates": done["update"], "samples": done["global_step"], "work": done["global_step"] - start,
+            "data": [str(f.relative_to(run.folder)) for f in folders]}
+
+
+def export(run: Any, k: int) -> dict[str, Any]:
+    """agents/iter_K.pt from the distillation's last checkpoint; the earlier agent and the data that no longer fits the
+    replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
+    from euchre_agents.base import file_sha256
+    from euchre_agents.checkpoint import export_policy
+    from euchre_lab.checkpoints import LATEST
+
+    training = run.folder / "training" / iteration_name(k) / "checkpoints"
+    agent = run.agent_path(k)
+    agent.parent.mkdir(parents=True, exist_ok=True)
+    export_policy(str(training / LATEST), str(agent))
+    run.journal.set_agent(k, agent)
+    for old in agent.parent.glob("*.pt"):
+        if old != agent:
+            old.unlink()
+    keep = {run.data_path(j) for j in range(max(1, k - REPLAY + 2), k + 1)}
+    for folder in (run.folder / "data").glob("*"):
+        if folder not in keep:
+            shutil.rmtree(folder)
+    shutil.rmtree(training)
+    return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
+
+
+# ---------------------------------------------------------------- matches
+
+
+def match(run: Any, agent: Path, opponent: str, pairs: int, seed: int, out: Path) -> dict[str, Any]:
+    """A duplicate match of the agent against `opponent` (continuing the chunks an earlier attempt finished); its margin."""
+    from euchre_lab import journal
+    from euchre_lab.match import play_match
+    from euchre_lab.report import save_match
+
+    spec = f"ppo:{agent}"
+    result = play_match(Rules.from_dict(run.args.rules), spec, opponent, hands=2 * pairs, seed=seed,
+                        workers=run.args.workers, ray=run.args.ray, progress=run.args.progress, journal=out / "chunks")
+    save_match(result, out, {"bots": [spec, opponent], "pairs": pairs, "seed": seed, "rules": run.args.rules}, plots=False)
+    journal.remove(out / "chunks")
+    return {"opponent": opponent, "pairs": result.num_pairs, "seed": seed, "margin": dataclasses.asdict(result.margin_per_hand),
+            "point_share": dataclasses.asdict(result.point_share_a), "weights_sha256": result.weights.get(spec),
+            "work": result.num_hands}

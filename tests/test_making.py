@@ -1,0 +1,200 @@
+"""Making agents (euchre_lab/making/, `train.py --stage make`) end to end on configs/recipe_smoke.yaml, in
+subprocesses: every part finishes and the agent plays, agent.pt keeps its preset, a second run redoes nothing,
+more iterations continue a finished run, another preset is refused, and a run killed outright resumes both in
+place (to the very same weights) and on "another machine" that has only its agent file and journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SUBPROCESS_TIMEOUT
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = "configs/recipe_smoke.yaml"
+ITERATION = ["label", "distil", "export", "curve_pimc", "curve_heuristic"]
+PARTS = [f"{head}/{tail}" for head in ("bootstrap", "iter_001", "iter_002") for tail in ITERATION] + [
+    f"final_iter_002/{tail}" for tail in ("agent", "vs_pimc", "vs_heuristic", "vs_shipped")]
+
+
+def make(runs: Path, *extra: str, **kwargs) -> subprocess.CompletedProcess:
+    """`python train.py --config configs/recipe_smoke.yaml --runs-dir RUNS ...`, waited for."""
+    return subprocess.run([sys.executable, "train.py", "--config", SMOKE, "--runs-dir", str(runs), *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, **kwargs)
+
+
+def journal(folder: Path) -> dict:
+    return json.loads((folder / "journal.json").read_text())
+
+
+def weights(path: Path) -> dict:
+    import torch
+
+    return torch.load(path, weights_only=False)["model"]
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    import torch
+
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory) -> tuple[Path, float]:
+    """One finished smoke run: its run folder and how long it took."""
+    runs = tmp_path_factory.mktemp("making")
+    start = time.perf_counter()
+    done = make(runs)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return runs / "recipe_smoke", time.perf_counter() - start
+
+
+def test_every_part_finishes_and_the_agent_plays(smoke):
+    from euchre_agents.registry import make_agent
+    from euchre_env import Engine
+    from euchre_env.play import play
+
+    folder, _ = smoke
+    parts = journal(folder)["parts"]
+    assert list(parts) == PARTS and all(r["status"] == "finished" for r in parts.values())
+    assert parts["bootstrap/label"]["facts"]["decisions"] > 0 and parts["iter_002/distil"]["facts"]["updates"] > 0
+    assert parts["iter_002/distil"]["facts"]["data"] == ["data/iter_001", "data/iter_002"]  # the replay
+    engine = Engine()
+    agent = make_agent(f"ppo:{folder / 'agent.pt'}", engine, seed=0)
+    assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
+    card = (folder / "MODEL_CARD.md").read_text()
+    for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "Commit:", "Machine:",
+                   "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end"):
+        assert needed in card, needed
+    assert (folder / "curve.png").stat().st_size > 0
+
+
+def test_the_state_between_iterations_is_one_agent_file_and_the_journal(smoke):
+    folder, _ = smoke
+    assert [p.name for p in (folder / "agents").iterdir()] == ["iter_002.pt"]
+    assert sorted(p.name for p in (folder / "data").iterdir()) == ["iter_002"]  # the next iteration's replay, no more
+    assert not (folder / "training" / "iter_002" / "checkpoints").exists()
+
+
+def test_the_agent_keeps_the_preset_that_made_it(smoke):
+    import torch
+    import yaml
+
+    folder, _ = smoke
+    made_by = torch.load(folder / "agent.pt", weights_only=False)["made_by"]
+    assert made_by["preset_text"] == (ROOT / SMOKE).read_text()
+    assert made_by["preset"] == {k: v for k, v in yaml.safe_load(made_by["preset_text"]).items()
+                                 if k not in ("stage", "workers", "torch_threads", "progress")} | {"labels": "rollout"}
+
+
+def test_a_second_run_redoes_nothing(smoke):
+    folder, first = smoke
+    before = journal(folder)["parts"]
+    start = time.perf_counter()
+    again = make(folder.parent)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert time.perf_counter() - start < first
+    assert journal(folder)["parts"] == before and "19 of 19 parts done" in again.stdout
+
+
+def test_another_preset_is_refused_in_one_line_and_nothing_changes(smoke):
+    folder, _ = smoke
+    before = journal(folder)
+    refused = make(folder.parent, "--hands", "96")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "another preset (hands: 64 there, 96 here)" in refused.stderr and "--overwrite" in refused.stderr
+    assert journal(folder) == before
+
+
+def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
+    folder, _ = smoke
+    copy = tmp_path / "recipe_smoke"
+    shutil.copytree(folder, copy)
+    more = make(tmp_path, "--iterations", "3")
+    assert more.returncode == 0, more.stderr[-3000:]
+    parts = journal(copy)["parts"]
+    assert all(parts[p] == journal(folder)["parts"][p] for p in PARTS[:15])  # the iterations done are kept
+    assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_iter_003/vs_shipped"]["status"] == "finished"
+    assert [p.name for p in (copy / "agents").iterdir()] == ["iter_003.pt"]
+
+
+def killed_while(runs: Path, running: str) -> Path:
+    """Start the smoke run and kill -9 it (with its workers) once the journal says `running` is running."""
+    process = subprocess.Popen([sys.executable, "train.py", "--config", SMOKE, "--runs-dir", str(runs)], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    folder, deadline = runs / "recipe_smoke", time.time() + SUBPROCESS_TIMEOUT
+    try:
+        while time.time() < deadline and process.poll() is None:
+            try:
+                if journal(folder)["parts"].get(running, {}).get("status") == "running":
+                    break
+            except (FileNotFoundError, json.JSONDecodeError):
+                pass
+            time.sleep(0.02)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert journal(folder)["parts"][running]["status"] == "running"
+    return folder
+
+
+def test_a_run_killed_outright_resumes_in_place_to_the_same_agent(smoke, tmp_path):
+    folder = killed_while(tmp_path, "iter_002/label")
+    resumed = make(tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    parts = journal(folder)["parts"]
+    assert list(parts) == PARTS and parts["iter_002/label"]["attempts"] == 2
+    assert same_weights(folder / "agent.pt", smoke[0] / "agent.pt")
+
+
+def test_a_run_moved_with_only_its_agent_and_journal_finishes(smoke, tmp_path):
+    """Killed while labelling iteration 2: the copy lacks iteration 1's data (refilled by the current agent) and
+    iteration 2's shards (labelled again)."""
+    folder = killed_while(tmp_path / "here", "iter_002/label")
+    moved = tmp_path / "there" / "recipe_smoke"
+    (moved / "agents").mkdir(parents=True)
+    shutil.copy(folder / "journal.json", moved)
+    for agent in (folder / "agents").iterdir():
+        shutil.copy(agent, moved / "agents")
+    resumed = make(tmp_path / "there")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    parts = journal(moved)["parts"]
+    assert list(parts) == PARTS and all(r["status"] == "finished" for r in parts.values())
+    assert parts["iter_002/distil"]["facts"]["data"] == ["data/refill_001", "data/iter_002"]
+    assert (moved / "MODEL_CARD.md").is_file()
+
+
+def test_a_run_without_its_agent_file_is_refused_in_one_line(smoke, tmp_path):
+    copy = tmp_path / "recipe_smoke"
+    copy.mkdir()
+    shutil.copy(smoke[0] / "journal.json", copy)
+    refused = make(tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "the run's agent file" in refused.stderr and "is missing" in refused.stderr
+
+
+def test_train_py_dispatches_the_method_by_stage_or_preset():
+    from euchre_lab.making.options import wants_make
+
+    assert wants_make(["--config", SMOKE]) and wants_make(["--stage", "make"]) and wants_make(["--config=configs/recipe.yaml"])
+    assert not wants_make(["--config", "configs/ppo.yaml"]) and not wants_make([])
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("recipe*.yaml")))
+def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
+    from euchre_lab.making.driver import plan, prepare
+    from euchre_lab.making.options import parse_args
+
+    args = parse_args(["--config", f"configs/{name}", "--runs-dir", str(tmp_path)])
+    run = prepare(args)
+    assert len(plan(run)) == 5 * (args.iterations + 1) + 3 + (args.rules == {})
+    assert set(args.network) == {"hidden_size", "num_layers"}
