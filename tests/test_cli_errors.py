@@ -139,6 +139,8 @@ SCRIPT_ROWS = [
     ("benchmarks/belief_quality.py", "hands_0", ["--hands", "0", "uniform"], "--hands must be 1 or more, got 0"),
     ("benchmarks/belief_quality.py", "unknown_player", ["--players", "heuristc", "uniform"], "--players: unknown agent 'heuristc'"),
     ("benchmarks/belief_quality.py", "unknown_variant", ["uniform", "bogus=1"], "variant 'bogus=1': unknown pimc option 'bogus'"),
+    ("benchmarks/making_speed.py", "seconds_0", ["--seconds", "0"], "--seconds must be greater than 0, got 0.0"),
+    ("benchmarks/making_speed.py", "unknown_agent", ["--agent", "heuristc"], "unknown agent 'heuristc'"),
     ("benchmarks/paired_difference.py", "one_folder", ["FILES/results"], "the following arguments are required: SECOND"),
     ("benchmarks/paired_difference.py", "not_a_match", ["FILES", "FILES/results"], "FILES is not a match folder of evaluate.py"),
     ("benchmarks/plot_training.py", "no_run", ["RUNS/none"], "run folder RUNS/none not found"),

@@ -182,6 +182,16 @@ def test_a_run_without_its_agent_file_is_refused_in_one_line(smoke, tmp_path):
     assert "the run's agent file" in refused.stderr and "is missing" in refused.stderr
 
 
+def test_the_speed_benchmark_prints_labels_beside_pimc_and_both_networks(capsys):
+    from conftest import load_script
+
+    assert load_script("benchmarks/making_speed.py").main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    for row in ("true ", "rollout ", "pimc ", "true labels: ", "3 x 512 (the method's)", "2 x 256 (PPO's default)"):
+        assert row in out, row
+    assert out.count("decisions/s") == 3 and out.count("samples/s") == 2
+
+
 def test_train_py_dispatches_the_method_by_stage_or_preset():
     from euchre_lab.making.options import wants_make
 
