@@ -13,6 +13,8 @@ import pytest
 import yaml
 
 from euchre_lab import train_checks, train_options
+from euchre_lab.making.driver import prepare
+from euchre_lab.making.options import parse_args, wants_make
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ROOT / "experiments"
@@ -27,8 +29,12 @@ def test_the_log_and_its_folders_are_there():
 
 
 @pytest.mark.parametrize("name", PRESETS)
-def test_every_experiment_preset_passes_train_py_s_option_checks(name):
-    args, _ = train_options.parse_args(["--config", f"experiments/configs/{name}"])
+def test_every_experiment_preset_passes_train_py_s_option_checks(name, tmp_path):
+    path = f"experiments/configs/{name}"
+    if wants_make(["--config", path]):  # a preset of the agent-making method
+        prepare(parse_args(["--config", path, "--runs-dir", str(tmp_path)]))
+        return
+    args, _ = train_options.parse_args(["--config", path])
     train_checks.check_numbers(args)
 
 

@@ -23,7 +23,7 @@ from euchre_lab.making.options import (AGENT, CARD, JOURNAL, LABELS, NETWORK_KEY
 FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "distil": 20_000.0, "match_pimc": 56.0,
                   "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
 """Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling), for
-the ETAs until the run measures its own: the records' rates (experiments/EXPERIMENTS.md)."""
+the ETAs until the run measures its own: the rates the project measured on that machine."""
 
 
 @dataclass
