@@ -241,9 +241,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         drive(prepare(args))
     except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError) as e:
         return fail(SCRIPT, e)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as e:  # a distillation stopped by Ctrl-C saves and exits 130 itself
+        if isinstance(e, SystemExit) and e.code != 130:
+            raise
         again = "python train.py --config " + (args.config if args else "PRESET")
         print(f"\nmake: interrupted; the agent, the journal, labelled shards, checkpoints and match chunks are kept: "
-              f"run `{again}` again to continue", file=sys.stderr)
+              f"run `{again}` again to continue the whole run", file=sys.stderr)
         return 130
     return 0
