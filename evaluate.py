@@ -1,11 +1,11 @@
 """`python evaluate.py ...` in a checkout: duplicate-deal matches, ratings and plots.
 
-The code is `euchre_lab/evaluate.py` (installed as the command `euchre-evaluate`); `import evaluate` gives that module.
+The code is `euchre_lab/evaluation/evaluate.py` (installed as the command `euchre-evaluate`); `import evaluate` gives that module.
 """
 
 import sys
 
-import euchre_lab.evaluate as _tool
+import euchre_lab.evaluation.evaluate as _tool
 
 if __name__ == "__main__":
     sys.exit(_tool.main())

@@ -72,8 +72,8 @@ def distill_rate(folder: Path, hidden_size: int, num_layers: int, args: Args) ->
     from euchre_agents.network import ActorCritic
     from euchre_agents.teacher_data import load
     from euchre_env import Engine
-    from euchre_lab.distill import TeacherSplit, distill_update, teacher_batch
-    from euchre_lab.train_options import Args as TrainArgs
+    from euchre_lab.training.distill import TeacherSplit, distill_update, teacher_batch
+    from euchre_lab.training.train_options import Args as TrainArgs
 
     engine = Engine()
     data = load(folder / "true", engine)

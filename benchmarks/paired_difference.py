@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from euchre_lab.cli import OptionError, fail, script_options
-from euchre_lab.estimates import Estimate, ratio_estimate, two_sided_p
+from euchre_lab.evaluation.estimates import Estimate, ratio_estimate, two_sided_p
 
 SCRIPT = "benchmarks/paired_difference.py"
 

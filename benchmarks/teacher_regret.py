@@ -25,7 +25,7 @@ from euchre_lab.cli import OptionError, at_least, check_ranges, checked_agent, f
 
 SCRIPT = "benchmarks/teacher_regret.py"
 
-TEACHER_HINT = "pass a folder written by python -m euchre_lab.teacher"
+TEACHER_HINT = "pass a folder written by python -m euchre_lab.training.teacher"
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Options:
     """The command line of the teacher-regret table (field docstrings are its --help)."""
 
     data: str = ""
-    """teacher-data folder (python -m euchre_lab.teacher)"""
+    """teacher-data folder (python -m euchre_lab.training.teacher)"""
     bots: list[str] = field(default_factory=list)
     """bot specs, e.g. ppo pimc heuristic"""
     shards: int = 15

@@ -1,6 +1,6 @@
 """A checkpoint file: its format and checksum, reading and checking it, its network, and play-only exports.
 
-train.py writes checkpoints (`euchre_lab.checkpoints`); everything that reads one comes here. A checkpoint
+train.py writes checkpoints (`euchre_lab.training.checkpoints`); everything that reads one comes here. A checkpoint
 only plays the rules it was trained on, and observations with the same blocks: any difference is refused
 with `CheckpointMismatchError`, which names every field that differs. A checkpoint whose blocks merely sit
 at other positions (an older layout of the same features) plays unchanged: its first layer's columns are
@@ -240,7 +240,7 @@ def read_checkpoint_and_sha256(path: str, purpose: str, map_location: str | torc
     missing = [k for k in (TRAINING_KEYS[stage] if purpose == RESUME else POLICY_KEYS) if k not in checkpoint]
     if purpose == RESUME and missing and all(k in checkpoint for k in POLICY_KEYS):
         raise CheckpointError(
-            f"checkpoint {path!r} is a play-only export (python -m euchre_lab.export_policy writes those): it has no {', '.join(missing)}, "
+            f"checkpoint {path!r} is a play-only export (python -m euchre_lab.training.export_policy writes those): it has no {', '.join(missing)}, "
             "so training cannot continue from it; resume from the run's checkpoints/latest.pt or update_NNNNNN.pt, "
             "or play it with evaluate.py ppo:PATH"
         )

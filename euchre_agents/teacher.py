@@ -25,7 +25,7 @@ more than one legal action with a value for *each* legal action, in points for t
   so that distillation's target puts nearly all its weight on what the person did.
 
 The data's format, writing and loading are `euchre_agents.teacher_data`'s; the command line that writes
-it is `python -m euchre_lab.teacher`.
+it is `python -m euchre_lab.training.teacher`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ played). Shard k is a pure function of (settings, k): generation resumes by writ
 and any number of worker processes gives the same files.
 
 Playing and labelling the hands that fill it is `euchre_agents.teacher`'s; the command line that writes
-it is `python -m euchre_lab.teacher`.
+it is `python -m euchre_lab.training.teacher`.
 """
 
 from __future__ import annotations

@@ -15,6 +15,6 @@ def tool_name(script: str) -> str:
 
 def help_command(script: str) -> str:
     """The command that lists the tool's options: `euchre-train --help`, `python train.py --help`, or
-    `python -m euchre_lab.teacher --help` for a tool named by its full command."""
+    `python -m euchre_lab.training.teacher --help` for a tool named by its full command."""
     name = tool_name(script)
     return f"{name} --help" if name != script or script.startswith("python ") else f"python {script} --help"

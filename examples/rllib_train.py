@@ -13,7 +13,7 @@ illegal actions in its logits, so none is ever sampled (the engine raises if one
 written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
 Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
 engine and the bots reach remote env runners through Ray's runtime_env, and Ray is joined or started
-as `evaluate.py --ray` does it (`euchre_lab.backends.connect_ray`).
+as `evaluate.py --ray` does it (`euchre_lab.evaluation.backends.connect_ray`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ try:
 except MissingExtraError as missing:
     sys.exit(fail(SCRIPT, missing))
 from euchre_agents import rllib  # noqa: E402
-from euchre_lab.backends import RAY_LOCAL, connect_ray  # noqa: E402
-from euchre_lab.train_checks import check_game  # noqa: E402
+from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray  # noqa: E402
+from euchre_lab.training.train_checks import check_game  # noqa: E402
 
 EXAMPLE = "configs/rllib_ppo.yaml"
 """The preset that a missing --config's error points to (and the default one)."""

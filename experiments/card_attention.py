@@ -1,7 +1,7 @@
 """Does attention over the card tokens fit teacher labels better than the MLP, from scratch and at equal data?
 
 An experiment, not a feature: it trains two networks on the same batches of one teacher folder with
-train.py's distillation update (`euchre_lab.distill.distill_update`) and prints their held-out losses and
+train.py's distillation update (`euchre_lab.training.distill.distill_update`) and prints their held-out losses and
 regrets as they go.
 
 - `mlp`: the shipped agent's architecture, `ActorCritic` 3 x 512 with canonical suits and an action-value head.
@@ -25,8 +25,8 @@ from euchre_agents.network import ActorCritic
 from euchre_env import Engine, Rules
 from euchre_env.observation import CARD_CELLS
 from euchre_lab.cli import OptionError
-from euchre_lab.distill import EpochOrders, TeacherSplit, distill_update, holdout_metrics, load_teacher, teacher_batch
-from euchre_lab.train_options import Args, parse_args
+from euchre_lab.training.distill import EpochOrders, TeacherSplit, distill_update, holdout_metrics, load_teacher, teacher_batch
+from euchre_lab.training.train_options import Args, parse_args
 
 
 class CardTokens(nn.Module):

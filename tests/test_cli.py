@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from euchre_lab import cli, evaluate
-from euchre_lab.train_checks import check_game
-from euchre_lab.train_options import Args as TrainArgs
-from euchre_lab.train_options import parse_args as train_args
+from euchre_lab import cli
+
+from euchre_lab.evaluation import evaluate
+from euchre_lab.training.train_checks import check_game
+from euchre_lab.training.train_options import Args as TrainArgs
+from euchre_lab.training.train_options import parse_args as train_args
 
 ROOT = Path(__file__).resolve().parents[1]
 

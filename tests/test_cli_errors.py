@@ -88,7 +88,7 @@ TRAIN_ROWS = [
     ("resume_tensor", ["--resume", "FILES/tensor.pt"], "holds a Tensor, not a train.py checkpoint"),
     ("resume_missing", ["--resume", "FILES/none.pt"], "no checkpoint at 'FILES/none.pt' (no such file)"),
     ("resume_folder", ["--resume", "FILES"], "is a folder, not a file"),
-    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m euchre_lab.export_policy writes those)"),
+    ("resume_export", ["--resume", str(EXPORT)], "is a play-only export (python -m euchre_lab.training.export_policy writes those)"),
     ("run_name_taken", ["--run-name", "taken"], "run folder RUNS/taken already holds an earlier run"),
     ("overwrite_not_a_run", ["--run-name", "notes", "--overwrite"], "--overwrite deletes only run folders, and RUNS/notes also holds todo.txt"),
     ("run_name_path", ["--run-name", "a/b"], "--run-name 'a/b' must be a plain folder name"),
@@ -292,7 +292,7 @@ def test_a_bad_input_in_a_process_of_its_own(argv, expected, scratch):
 
 def test_making_an_agent_with_ray_but_without_the_ray_extra_writes_nothing(tmp_path):
     runs = tmp_path / "runs"
-    code = ("import sys\nsys.modules['ray'] = None\nfrom euchre_lab.train import main\n"
+    code = ("import sys\nsys.modules['ray'] = None\nfrom euchre_lab.training.train import main\n"
             f"sys.exit(main(['--config', 'configs/recipe_smoke.yaml', '--ray', '--runs-dir', {str(runs)!r}]))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
@@ -312,11 +312,11 @@ def test_making_an_agent_with_ray_but_without_the_ray_extra_writes_nothing(tmp_p
 ])
 def test_the_export_tool_refuses_a_bad_input_in_one_line_and_writes_nothing(scratch, sources, flags, says):
     done = subprocess.run(
-        [sys.executable, "-m", "euchre_lab.export_policy", *(filled(a, scratch) for a in sources), str(scratch / "out.pt"), *flags],
+        [sys.executable, "-m", "euchre_lab.training.export_policy", *(filled(a, scratch) for a in sources), str(scratch / "out.pt"), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith(f"python -m euchre_lab.export_policy: error: {says}") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"python -m euchre_lab.training.export_policy: error: {says}") and done.stderr.count("\n") == 1, done.stderr
     assert not (scratch / "out.pt").exists()
 
 

@@ -15,12 +15,12 @@ from euchre_agents.ppo import SHIPPED
 from euchre_agents.teacher import generate
 from euchre_agents.teacher_data import TeacherSettings
 from euchre_env import Engine, Rules, game_keys
-from euchre_lab import train
+from euchre_lab.training import train
 from euchre_lab.cli import OptionError
-from euchre_lab.distill import distill, distill_losses, load_teacher, teacher_batch
-from euchre_lab.ppo_trainer import masked_kl
-from euchre_lab.train_checks import check_args
-from euchre_lab.train_options import parse_args
+from euchre_lab.training.distill import distill, distill_losses, load_teacher, teacher_batch
+from euchre_lab.training.ppo_trainer import masked_kl
+from euchre_lab.training.train_checks import check_args
+from euchre_lab.training.train_options import parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_NET = ["--hidden-size", "32", "--num-layers", "1", "--action-values", "true"]

@@ -21,12 +21,12 @@ from euchre_agents.registry import make_agent, register
 from euchre_env.engine import Engine
 from euchre_env.play import play
 from euchre_env.rules import Rules
-from euchre_lab.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
-from euchre_lab.journal import JournalError
-from euchre_lab.match import bot_seed, check_bots, deal_duplicates, mode_and_pairs, pair_outcomes, play_match
-from euchre_lab.match_result import MatchResult
-from euchre_lab.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
-from euchre_lab.report import save_match, save_tournament
+from euchre_lab.evaluation.estimates import Estimate, ratio_estimate, running_ratio_estimate, two_sided_p
+from euchre_lab.evaluation.journal import JournalError
+from euchre_lab.evaluation.match import bot_seed, check_bots, deal_duplicates, mode_and_pairs, pair_outcomes, play_match
+from euchre_lab.evaluation.match_result import MatchResult
+from euchre_lab.evaluation.ratings import ELO_MEAN, fit_against, fit_bradley_terry, round_robin
+from euchre_lab.evaluation.report import save_match, save_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -517,7 +517,7 @@ def test_plot_titles_name_the_rules(tmp_path, monkeypatch):
 def test_presets_are_read_by_one_reader_that_falls_back_to_the_bundled_presets(tmp_path, monkeypatch):
     from euchre_lab.cli import OptionError
     from euchre_lab.presets import read_preset
-    from euchre_lab.train_options import read_config
+    from euchre_lab.training.train_options import read_config
 
     monkeypatch.chdir(tmp_path)  # an installed tool run from another folder
     tournament = yaml.safe_load((ROOT / "configs" / "tournament.yaml").read_text())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from euchre_lab import train_checks, train_options
+from euchre_lab.training import train_checks, train_options
 from euchre_lab.making.driver import prepare
 from euchre_lab.making.options import parse_args, wants_make
 

@@ -25,11 +25,11 @@ def without_extras(call: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "call, extra",
     [
-        ("from euchre_lab.train import main; main(['--help'])", "train"),
-        ("from euchre_lab.evaluate import main; sys.exit(main(['ppo', 'random', '--hands', '2']))", "train"),
-        ("from euchre_lab.evaluate import main; sys.exit(main(['search', 'random', '--hands', '2']))", "train"),
-        ("from euchre_lab.evaluate import main; sys.exit(main(['heuristic', 'random', '--hands', '2', '--ray']))", "ray"),
-        ("from euchre_lab.teacher import main; sys.exit(main(['unwritten', '--shards', '1']))", "train"),
+        ("from euchre_lab.training.train import main; main(['--help'])", "train"),
+        ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['ppo', 'random', '--hands', '2']))", "train"),
+        ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['search', 'random', '--hands', '2']))", "train"),
+        ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['heuristic', 'random', '--hands', '2', '--ray']))", "ray"),
+        ("from euchre_lab.training.teacher import main; sys.exit(main(['unwritten', '--shards', '1']))", "train"),
         ("from euchre_lab.play import main; sys.exit(main([]))", "play"),
         ("from euchre_lab.play import main; sys.exit(main(['--web']))", "play"),
         ("import runpy; sys.argv = ['rllib_train.py', '--help']; runpy.run_path('examples/rllib_train.py', run_name='__main__')", "ray"),
@@ -48,8 +48,8 @@ def test_a_missing_extra_gets_one_line_naming_its_install_and_exit_2(call, extra
 def test_the_core_tools_import_and_play_without_any_extra(tmp_path):
     out = tmp_path / "match"
     done = without_extras(
-        "import euchre_lab.train, euchre_lab.evaluate, euchre_lab.play, euchre_lab.teacher\n"
-        "from euchre_lab.evaluate import main\n"
+        "import euchre_lab.training.train, euchre_lab.evaluation.evaluate, euchre_lab.play, euchre_lab.training.teacher\n"
+        "from euchre_lab.evaluation.evaluate import main\n"
         f"sys.exit(main(['heuristic', 'random', '--hands', '4', '--workers', '1', '--no-progress', '--out', {str(out)!r}]))"
     )
     assert done.returncode == 0, done.stderr

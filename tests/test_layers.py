@@ -130,8 +130,8 @@ def test_the_packages_import_downward_without_a_cycle():
 
 def test_the_layer_check_catches_an_upward_import_and_a_cycle():
     graph = import_graph(project_modules())
-    upward = {**graph, "euchre_agents.base": graph["euchre_agents.base"] | {"euchre_lab.train"}}
-    assert upward_edges(upward) == ["euchre_agents.base -> euchre_lab.train"]
+    upward = {**graph, "euchre_agents.base": graph["euchre_agents.base"] | {"euchre_lab.training.train"}}
+    assert upward_edges(upward) == ["euchre_agents.base -> euchre_lab.training.train"]
     circular = {**graph, "euchre_agents.belief": graph["euchre_agents.belief"] | {"euchre_agents.registry"}}
     cycle = find_cycle(circular)
     assert cycle is not None and cycle[0] == cycle[-1]

@@ -44,7 +44,7 @@ def test_make_clean_removes_the_venv_and_caches_but_not_runs_or_results(tmp_path
     assert not (tmp_path / "euchre_agents" / "__pycache__").exists()
 
 
-TOOLS = {"euchre-train": "euchre_lab.train:main", "euchre-evaluate": "euchre_lab.evaluate:main", "euchre-play": "euchre_lab.play:main"}
+TOOLS = {"euchre-train": "euchre_lab.training.train:main", "euchre-evaluate": "euchre_lab.evaluation.evaluate:main", "euchre-play": "euchre_lab.play:main"}
 
 
 def test_the_tools_are_installed_as_console_scripts():
@@ -67,12 +67,12 @@ def test_the_tools_are_installed_as_console_scripts():
 
 
 def test_the_checkout_scripts_are_the_package_modules():
-    import euchre_lab.evaluate
-    import euchre_lab.train
+    import euchre_lab.evaluation.evaluate
+    import euchre_lab.training.train
     import evaluate
     import train
 
-    assert train is euchre_lab.train and evaluate is euchre_lab.evaluate
+    assert train is euchre_lab.training.train and evaluate is euchre_lab.evaluation.evaluate
 
 
 @pytest.mark.skipif(importlib.util.find_spec("setuptools") is None, reason="building the wheel needs setuptools")

@@ -33,9 +33,9 @@ from euchre_agents.teacher_data import shard_path  # noqa: E402
 from euchre_agents.checkpoint import CheckpointError, CheckpointMismatchError  # noqa: E402
 from euchre_env.engine import Engine  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
-from euchre_lab import backends  # noqa: E402
-from euchre_lab.match import ChunkTask, play_match, run_chunk  # noqa: E402
-from euchre_lab.teacher import main as teacher_main  # noqa: E402
+from euchre_lab.evaluation import backends  # noqa: E402
+from euchre_lab.evaluation.match import ChunkTask, play_match, run_chunk  # noqa: E402
+from euchre_lab.training.teacher import main as teacher_main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray")
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_a_chunk_whose_worker_died_runs_again_on_workers_given_the_code_by_runti
         out, shipped = got[0, task.index]
         for key in ("a_points", "b_points", "hands"):
             np.testing.assert_array_equal(out[key], expected[key])
-        assert {"euchre_lab/match.py", "euchre_agents/pimc.py", "euchre_env/engine.py"} <= shipped
+        assert {"euchre_lab/evaluation/match.py", "euchre_agents/pimc.py", "euchre_env/engine.py"} <= shipped
         assert any(name.startswith("euchre_agents/_dds") and name.endswith(".so") for name in shipped), "the solver is not shipped"
 
 
@@ -193,7 +193,7 @@ def test_a_port_that_never_answers_gives_up_after_the_timeout():
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        code = f"from euchre_lab.backends import connect_ray\ntry:\n    connect_ray('127.0.0.1:{port}', timeout=2)\nexcept ConnectionError as e:\n    print(e)"
+        code = f"from euchre_lab.evaluation.backends import connect_ray\ntry:\n    connect_ray('127.0.0.1:{port}', timeout=2)\nexcept ConnectionError as e:\n    print(e)"
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert f"cannot reach a Ray cluster at 127.0.0.1:{port}: no answer in 2 s" in done.stdout

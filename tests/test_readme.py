@@ -110,7 +110,7 @@ def test_every_python_block_in_the_docs_runs(code, tmp_path):
 # ---------------------------------------------------------------- shell commands
 
 TOOLS = {"train.py", "evaluate.py", "play.py"}
-ENTRY_POINTS = {"euchre-train": "euchre_lab.train", "euchre-evaluate": "euchre_lab.evaluate", "euchre-play": "euchre_lab.play"}
+ENTRY_POINTS = {"euchre-train": "euchre_lab.training.train", "euchre-evaluate": "euchre_lab.evaluation.evaluate", "euchre-play": "euchre_lab.play"}
 NOT_OURS = ("pip", "tensorboard", "source", "ray", "cd", "export", "git")
 """Commands of other programs, shown for the reader and not checked here."""
 REPO_PATH = r"(?<![\w./-])(?:configs|checkpoints|experiments|docs)/[\w.*/=-]*[\w*]"

@@ -18,7 +18,7 @@ from euchre_agents.teacher import ShardPlayer, generate, rollout_values, true_va
 from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettings, load, read_manifest, shard_path
 from euchre_env import Engine, Phase, Rules, game_keys
 from euchre_env.cards import NUM_TRICKS
-from euchre_lab.teacher import main as teacher_main
+from euchre_lab.training.teacher import main as teacher_main
 
 RULES = {
     "default": Rules(),
@@ -173,7 +173,7 @@ def test_rollout_cards_values_card_decisions_by_play_outs_and_leaves_the_rest():
 def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path, capsys):
     assert teacher_main([str(tmp_path / "data"), "--shards", "1", "--rollout-cards=maybe"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m euchre_lab.teacher: error: option rollout_cards: expected bool, got 'maybe'")
+    assert err.startswith("python -m euchre_lab.training.teacher: error: option rollout_cards: expected bool, got 'maybe'")
     assert err.count("\n") == 1 and not (tmp_path / "data").exists()
     with pytest.raises(SystemExit) as stop:
         teacher_main([str(tmp_path / "data")])
@@ -201,7 +201,7 @@ def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path
 def test_the_generator_cli_refuses_bad_settings_before_writing_anything(argv, message, tmp_path, capsys):
     assert teacher_main([str(tmp_path / "data"), *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m euchre_lab.teacher: error: ") and err.count("\n") == 1, err
+    assert err.startswith("python -m euchre_lab.training.teacher: error: ") and err.count("\n") == 1, err
     assert message in err and not (tmp_path / "data").exists()
 
 

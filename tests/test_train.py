@@ -23,11 +23,11 @@ from euchre_agents.checkpoint import CHECKSUM, CheckpointMismatchError, read_che
 from euchre_agents.network import ActorCritic
 from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine, EuchreVectorEnv, Rules, game_keys
-from euchre_lab import train, train_checks, train_options
+from euchre_lab.training import train, train_checks, train_options
 from euchre_lab.cli import OptionError, field_docs
-from euchre_lab.league import sample_actions
-from euchre_lab.ppo_trainer import stream_advantages
-from euchre_lab.runs import python_command
+from euchre_lab.training.league import sample_actions
+from euchre_lab.training.ppo_trainer import stream_advantages
+from euchre_lab.training.runs import python_command
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--config", "configs/ppo_tiny.yaml", "--total-timesteps", "1536"]
@@ -233,7 +233,7 @@ def test_a_checkpoint_exports_to_the_same_bytes_whatever_the_file_is_called(tiny
 
 def test_the_export_tool_writes_what_export_policy_and_average_policies_write(tiny_run, tmp_path, capsys):
     from euchre_agents.checkpoint import average_policies, export_policy
-    from euchre_lab import export_policy as export_tool
+    from euchre_lab.training import export_policy as export_tool
 
     path, first = tiny_run / "checkpoints" / "latest.pt", tiny_run / "checkpoints" / "update_000001.pt"
     export_policy(str(path), str(tmp_path / "policy.pt"))
@@ -385,7 +385,7 @@ def test_opponent_mix_parsing():
 
 
 def test_missing_evaluate_fails_only_when_evaluation_is_on(monkeypatch):
-    monkeypatch.setitem(sys.modules, "euchre_lab.match", None)  # makes `from euchre_lab.match import ...` raise ImportError
+    monkeypatch.setitem(sys.modules, "euchre_lab.evaluation.match", None)  # makes `from euchre_lab.evaluation.match import ...` raise ImportError
     assert train_checks.evaluation_function(train_options.Args(eval_interval=0)) is None
     with pytest.raises(OptionError, match="--eval-interval 0"):
         train_checks.evaluation_function(train_options.Args(eval_interval=5))

@@ -12,8 +12,8 @@ import pytest
 from euchre_agents.teacher import generate
 from euchre_agents.teacher_data import TeacherSettings, shard_path
 from euchre_env import Rules
-from euchre_lab.backends import run_tasks
-from euchre_lab.match import play_match
+from euchre_lab.evaluation.backends import run_tasks
+from euchre_lab.evaluation.match import play_match
 
 MATCH_FIELDS = ("keys", "a_points", "b_points", "hands")
 

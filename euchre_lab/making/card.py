@@ -118,7 +118,7 @@ def _hours(seconds: float) -> str:
 def card_text(run: Any, final: str) -> str:
     """MODEL_CARD.md from the journal: the preset and command, the commit, the machine, each part's wall time, the
     curve and the final matches with their seeds."""
-    from euchre_lab.match_result import rules_label
+    from euchre_lab.evaluation.match_result import rules_label
 
     j = run.journal.data
     parts = j["parts"]
@@ -175,7 +175,7 @@ PROBE_STEPS = 2_000_000
 
 def probe_command(run: Any) -> str:
     """The probe whose result the card shows: a best response of PROBE_STEPS trained against the frozen agent."""
-    from euchre_lab.match_result import rules_label
+    from euchre_lab.evaluation.match_result import rules_label
 
     table = "" if not run.args.rules else f" --rules {rules_label(run.args.rules)}"
     return (f"python train.py --config configs/exploit.yaml --target ppo:{run.folder / 'agent.pt'} --exploit-init target "

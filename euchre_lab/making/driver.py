@@ -212,7 +212,7 @@ def drive(run: MakeRun) -> None:
         machines.append(card.machine())
     run.journal.save()
     if run.args.ray is not None and todo:
-        from euchre_lab.backends import connect_ray
+        from euchre_lab.evaluation.backends import connect_ray
 
         connect_ray(run.args.ray, num_cpus=run.args.workers)
     run.writer = SummaryWriter(str(run.folder))
@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError
     from euchre_lab.cli import OptionError
-    from euchre_lab.journal import JournalError
+    from euchre_lab.evaluation.journal import JournalError
 
     args = None
     try:

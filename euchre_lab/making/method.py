@@ -9,7 +9,7 @@ current agent to the next by the same three steps, at the same budget:
    the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy
    (`euchre_agents.teacher`);
 2. **distil** the values into the agent, from its own weights, over a replay of the last `REPLAY` iterations' data
-   (`euchre_lab.distill`);
+   (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
 Only the agent file and the journal carry over between iterations. A replay folder that is missing (a run moved
@@ -90,7 +90,7 @@ def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
     """Write (or finish) a folder of labelled hands; what it holds and the hands labelled now."""
     from euchre_agents.teacher import generate
     from euchre_agents.teacher_data import MANIFEST, TeacherDataError, read_manifest
-    from euchre_lab.backends import task_runner
+    from euchre_lab.evaluation.backends import task_runner
 
     shards, _ = shard_plan(hands)
     before = len(read_manifest(folder)["shards"]) if (folder / MANIFEST).exists() else 0
@@ -109,7 +109,7 @@ def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
 
 def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
     """train.py's `Args` of iteration k's distillation."""
-    from euchre_lab.train_options import Args
+    from euchre_lab.training.train_options import Args
 
     a = run.args
     return Args(**TRAINING, **(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), **a.network,
@@ -122,9 +122,9 @@ def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
     """Distil the folders' labels into the agent `init` (a fresh network when empty), continuing exactly from the
     distillation's latest checkpoint if one was written; its updates and samples."""
     from euchre_agents.checkpoint import RESUME, read_checkpoint
-    from euchre_lab.checkpoints import LATEST
-    from euchre_lab.distill import distill
-    from euchre_lab.train_checks import check_args
+    from euchre_lab.training.checkpoints import LATEST
+    from euchre_lab.training.distill import distill
+    from euchre_lab.training.train_checks import check_args
 
     folder = run.folder / "training" / iteration_name(k)
     latest = folder / "checkpoints" / LATEST
@@ -142,7 +142,7 @@ def export(run: Any, k: int) -> dict[str, Any]:
     replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import export_policy
-    from euchre_lab.checkpoints import LATEST
+    from euchre_lab.training.checkpoints import LATEST
 
     training = run.folder / "training" / iteration_name(k) / "checkpoints"
     agent = run.agent_path(k)
@@ -165,9 +165,9 @@ def export(run: Any, k: int) -> dict[str, Any]:
 
 def match(run: Any, agent: Path, opponent: str, pairs: int, seed: int, out: Path) -> dict[str, Any]:
     """A duplicate match of the agent against `opponent` (continuing the chunks an earlier attempt finished); its margin."""
-    from euchre_lab import journal
-    from euchre_lab.match import play_match
-    from euchre_lab.report import save_match
+    from euchre_lab.evaluation import journal
+    from euchre_lab.evaluation.match import play_match
+    from euchre_lab.evaluation.report import save_match
 
     spec = f"ppo:{agent}"
     result = play_match(Rules.from_dict(run.args.rules), spec, opponent, hands=2 * pairs, seed=seed,

@@ -12,12 +12,12 @@ A match keeps each finished chunk in OUT/chunks/ until its results are written: 
 lost machine), the same command continues it and plays only the chunks it lacks.
 
 This module is the command line; the work is done, in reading order, by
-- `euchre_lab.match`: duplicate deals, the chunks that play them (through `euchre_env.play`), `play_match`;
-- `euchre_lab.match_result`: a match's per-pair outcomes and every statistic reported on them;
-- `euchre_lab.estimates`: ratio estimates with their intervals and p-values;
-- `euchre_lab.ratings`: round robins and their Bradley-Terry ratings;
-- `euchre_lab.backends`: where chunks run (this process, a process pool, Ray);
-- `euchre_lab.report`: the JSON and CSV files and the plots.
+- `euchre_lab.evaluation.match`: duplicate deals, the chunks that play them (through `euchre_env.play`), `play_match`;
+- `euchre_lab.evaluation.match_result`: a match's per-pair outcomes and every statistic reported on them;
+- `euchre_lab.evaluation.estimates`: ratio estimates with their intervals and p-values;
+- `euchre_lab.evaluation.ratings`: round robins and their Bradley-Terry ratings;
+- `euchre_lab.evaluation.backends`: where chunks run (this process, a process pool, Ray);
+- `euchre_lab.evaluation.report`: the JSON and CSV files and the plots.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from typing import Any, Sequence
 import yaml
 
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.backends import RAY_LOCAL, connect_ray
-from euchre_lab import journal
+from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray
+from euchre_lab.evaluation import journal
 from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
-from euchre_lab.match import (
+from euchre_lab.evaluation.match import (
     DEFAULT_CHUNK,
     DEFAULT_HANDS,
     GAMES,
@@ -49,9 +49,9 @@ from euchre_lab.match import (
     mode_and_pairs,
     play_match,
 )
-from euchre_lab.match_result import rules_changes, rules_label
-from euchre_lab.ratings import round_robin
-from euchre_lab.report import save_match, save_tournament
+from euchre_lab.evaluation.match_result import rules_changes, rules_label
+from euchre_lab.evaluation.ratings import round_robin
+from euchre_lab.evaluation.report import save_match, save_tournament
 
 
 @dataclass

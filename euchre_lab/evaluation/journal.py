@@ -1,6 +1,6 @@
 """A match's journal: every finished chunk's per-pair outcomes on disk, so that a long match stopped part way
 (Ctrl-C, a lost machine) continues where it stopped. A chunk is a pure function of the match's settings and its
-index (`euchre_lab.match`), so a chunk read back is the chunk that would be played again.
+index (`euchre_lab.evaluation.match`), so a chunk read back is the chunk that would be played again.
 
     journal = Journal(folder, identity)   # refuses a folder that holds the chunks of another match
     journal.load(match, index)            # a finished chunk's outcomes, or None

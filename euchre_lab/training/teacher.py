@@ -1,8 +1,8 @@
-"""`python -m euchre_lab.teacher OUT --shards N [...]`: write teacher data for distillation (resumable).
+"""`python -m euchre_lab.training.teacher OUT --shards N [...]`: write teacher data for distillation (resumable).
 
-    python -m euchre_lab.teacher data/teacher --shards 200 --workers 2 --epsilon 0.1 --behaviour heuristic=1
-    python -m euchre_lab.teacher data/teacher --shards 400 ...   # the same command with more shards continues it
-    python -m euchre_lab.teacher data/teacher --shards 400 --ray auto ...   # shards as tasks on a Ray cluster
+    python -m euchre_lab.training.teacher data/teacher --shards 200 --workers 2 --epsilon 0.1 --behaviour heuristic=1
+    python -m euchre_lab.training.teacher data/teacher --shards 400 ...   # the same command with more shards continues it
+    python -m euchre_lab.training.teacher data/teacher --shards 400 --ray auto ...   # shards as tasks on a Ray cluster
 
 The data and its labels are `euchre_agents.teacher`'s, its storage `euchre_agents.teacher_data`'s; every
 option below except OUT, --shards, --workers, --ray and --rules is a `TeacherSettings` field, part of the
@@ -22,10 +22,10 @@ from euchre_agents.teacher import check_settings, generate
 from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettings, read_manifest
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.backends import RAY_LOCAL, connect_ray, task_runner
+from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray, task_runner
 from euchre_lab.cli import at_least, check_ranges, fail, given_options, option_parser, remove_stale_temp_files
 
-SCRIPT = "python -m euchre_lab.teacher"
+SCRIPT = "python -m euchre_lab.training.teacher"
 SETTINGS = {f.name for f in dataclasses.fields(TeacherSettings)}
 
 

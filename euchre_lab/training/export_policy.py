@@ -1,8 +1,8 @@
-"""`python -m euchre_lab.export_policy SRC [SRC ...] DST`: write a play-only policy from train.py checkpoints.
+"""`python -m euchre_lab.training.export_policy SRC [SRC ...] DST`: write a play-only policy from train.py checkpoints.
 
-    python -m euchre_lab.export_policy runs/main/checkpoints/latest.pt agents/main.pt
-    python -m euchre_lab.export_policy runs/main/checkpoints/latest.pt agents/wide.pt --hidden-size 768   # the same policy, wider
-    python -m euchre_lab.export_policy runs/ft1/agent.pt runs/ft2/agent.pt agents/soup.pt   # the mean of their weights
+    python -m euchre_lab.training.export_policy runs/main/checkpoints/latest.pt agents/main.pt
+    python -m euchre_lab.training.export_policy runs/main/checkpoints/latest.pt agents/wide.pt --hidden-size 768   # the same policy, wider
+    python -m euchre_lab.training.export_policy runs/ft1/agent.pt runs/ft2/agent.pt agents/soup.pt   # the mean of their weights
 
 One checkpoint: its play-only export (`euchre_agents.checkpoint.export_policy`), with `--hidden-size` the same
 function in a wider network for `--init-checkpoint`. Several: the policy whose every weight is their mean
@@ -19,7 +19,7 @@ from typing import Sequence
 from euchre_env.extras import require
 from euchre_lab.cli import OptionError, fail, given_options, option_parser
 
-SCRIPT = "python -m euchre_lab.export_policy"
+SCRIPT = "python -m euchre_lab.training.export_policy"
 
 
 @dataclass

@@ -83,7 +83,7 @@ def ray_runtime_env() -> dict[str, Any]:
     import euchre_agents
     import euchre_env
 
-    modules = [Path(euchre_agents.__file__).parent, Path(euchre_env.__file__).parent, Path(__file__).resolve().parent]
+    modules = [Path(euchre_agents.__file__).parent, Path(euchre_env.__file__).parent, Path(__file__).resolve().parents[1]]
     return {"py_modules": [str(p) for p in modules], "excludes": ["__pycache__", "*.pyc"]}
 
 

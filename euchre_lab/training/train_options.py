@@ -102,7 +102,7 @@ class Args:
     """first updates that train only the value head, the trunk and policy head frozen, on rollouts of the starting policy (so that PPO's first advantages are not noise); 0: none"""
 
     teacher_data: str = ""
-    """distill (required): folder written by `python -m euchre_lab.teacher`, or several, comma-separated (each one's last shards are held out)"""
+    """distill (required): folder written by `python -m euchre_lab.training.teacher`, or several, comma-separated (each one's last shards are held out)"""
     distill_epochs: float = 4.0
     """distill: passes over the training part of the teacher data"""
     distill_batch_size: int = 2048

@@ -15,7 +15,7 @@ from euchre_agents.checkpoint import check_compatible, read_checkpoint
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
-from euchre_lab.train_options import (
+from euchre_lab.training.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
     POOL,
@@ -39,7 +39,7 @@ RANGES = {
 }
 """The range of each number the stages take."""
 NETWORK_OPTIONS = ("hidden_size", "num_layers", "canonical_suits", "action_values")
-TEACHER_HINT = "write it with python -m euchre_lab.teacher"
+TEACHER_HINT = "write it with python -m euchre_lab.training.teacher"
 
 RUN_FILES = "events.out.tfevents"
 """What a run folder holds besides checkpoints/: TensorBoard event files."""
@@ -129,7 +129,7 @@ def check_agents(specs: list[str], option: str, engine: Engine) -> None:
 
 def check_opponents(args: Args, engine: Engine) -> None:
     """The opponent mix and the evaluation opponents: known bots, sensible weights and hand counts."""
-    from euchre_lab.match import mode_and_pairs
+    from euchre_lab.evaluation.match import mode_and_pairs
 
     if args.stage == EXPLOIT:
         check_target(args, engine)
@@ -252,14 +252,14 @@ def check_run_folder(args: Args) -> None:
 
 
 def evaluation_function(args: Args) -> Callable | None:
-    """`euchre_lab.match.play_match` when periodic evaluation is on; a clear error if it cannot be imported."""
+    """`euchre_lab.evaluation.match.play_match` when periodic evaluation is on; a clear error if it cannot be imported."""
     if args.eval_interval <= 0:
         return None
     try:
-        from euchre_lab.match import play_match
+        from euchre_lab.evaluation.match import play_match
     except ImportError as e:
         raise OptionError(
-            f"periodic evaluation (eval_interval={args.eval_interval}) uses play_match from euchre_lab.match, "
+            f"periodic evaluation (eval_interval={args.eval_interval}) uses play_match from euchre_lab.evaluation.match, "
             f"which cannot be imported ({e}); pass --eval-interval 0 to train without evaluation"
         ) from e
     return play_match

@@ -13,8 +13,8 @@ from euchre_agents.network import ActorCritic
 from euchre_agents.registry import make_agent
 from euchre_env import EuchreState
 from euchre_env.play import act
-from euchre_lab.runs import Run
-from euchre_lab.train_options import POOL, SELF, opponent_mix
+from euchre_lab.training.runs import Run
+from euchre_lab.training.train_options import POOL, SELF, opponent_mix
 
 GAME_ARRAYS = ("kind", "team", "pool_slot")
 """The per-game draws a checkpoint saves."""

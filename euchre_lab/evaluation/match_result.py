@@ -1,7 +1,7 @@
 """A duplicate match's result: the per-pair outcomes of A against B and every statistic reported on them.
 
-`euchre_lab.match` plays a match and returns a `MatchResult`; `euchre_lab.report` writes it to files and
-`euchre_lab.ratings` fits ratings over several. The unit of every interval (`euchre_lab.estimates`) is a
+`euchre_lab.evaluation.match` plays a match and returns a `MatchResult`; `euchre_lab.evaluation.report` writes it to files and
+`euchre_lab.evaluation.ratings` fits ratings over several. The unit of every interval (`euchre_lab.evaluation.estimates`) is a
 pair of mirrored games.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.rules import Rules
-from euchre_lab.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
+from euchre_lab.evaluation.estimates import CONFIDENCE, Estimate, p_text, ratio_estimate, two_sided_p
 
 WHEN_NAMED = ("share", "euchred", "march", "alone", "margin")
 """The estimates of `MatchResult.when_named`, in its order."""

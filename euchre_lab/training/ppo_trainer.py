@@ -35,11 +35,11 @@ from euchre_agents.checkpoint import build_network
 from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_env import Engine, EuchreVectorEnv
 from euchre_env.cards import NUM_SEATS
-from euchre_lab import checkpoints
-from euchre_lab.league import League, sample_actions
-from euchre_lab.runs import Run, StopRequest, anneal, due, evaluate_policy, log_evaluation, save_and_stop, start_run
-from euchre_lab.train_checks import Inputs
-from euchre_lab.train_options import POOL, Args, opponent_mix
+from euchre_lab.training import checkpoints
+from euchre_lab.training.league import League, sample_actions
+from euchre_lab.training.runs import Run, StopRequest, anneal, due, evaluate_policy, log_evaluation, save_and_stop, start_run
+from euchre_lab.training.train_checks import Inputs
+from euchre_lab.training.train_options import POOL, Args, opponent_mix
 
 
 @dataclass

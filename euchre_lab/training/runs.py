@@ -23,11 +23,11 @@ from euchre_agents.checkpoint import build_network
 from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
-from euchre_lab.checkpoints import LATEST, save_numbered
+from euchre_lab.training.checkpoints import LATEST, save_numbered
 from euchre_lab.cli import remove_stale_temp_files
 from euchre_lab.invocation import tool_name
-from euchre_lab.train_checks import Inputs, run_folder
-from euchre_lab.train_options import OPTION_NAMES, SCRIPT, Args, eval_opponents
+from euchre_lab.training.train_checks import Inputs, run_folder
+from euchre_lab.training.train_options import OPTION_NAMES, SCRIPT, Args, eval_opponents
 
 
 @dataclass

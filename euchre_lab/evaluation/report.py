@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from euchre_lab.estimates import CONFIDENCE, Z, running_ratio_estimate
-from euchre_lab.match_result import OPTIONAL_ESTIMATES, MatchResult, rules_label
-from euchre_lab.ratings import ELO_MEAN, Ratings, Tournament
+from euchre_lab.evaluation.estimates import CONFIDENCE, Z, running_ratio_estimate
+from euchre_lab.evaluation.match_result import OPTIONAL_ESTIMATES, MatchResult, rules_label
+from euchre_lab.evaluation.ratings import ELO_MEAN, Ratings, Tournament
 
 
 def _write_json(path: Path, data: Any) -> None:

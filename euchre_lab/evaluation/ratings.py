@@ -16,9 +16,9 @@ import numpy as np
 
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
-from euchre_lab.estimates import CONFIDENCE
-from euchre_lab.match import check_bots, mode_and_pairs, play_matches, rules_of
-from euchre_lab.match_result import MatchResult, rules_label
+from euchre_lab.evaluation.estimates import CONFIDENCE
+from euchre_lab.evaluation.match import check_bots, mode_and_pairs, play_matches, rules_of
+from euchre_lab.evaluation.match_result import MatchResult, rules_label
 
 ELO_PER_NAT = 400 / math.log(10)
 ELO_MEAN = 1500.0

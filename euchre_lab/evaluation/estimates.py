@@ -2,7 +2,7 @@
 
 (Named `estimates`, not `statistics`, so that it never shadows the standard library's module.)
 
-A match's unit is a pair of mirrored games (see `euchre_lab.match`). Points per hand, the A-B margin
+A match's unit is a pair of mirrored games (see `euchre_lab.evaluation.match`). Points per hand, the A-B margin
 per hand and A's point share are ratio estimates, sum(y) / sum(x) over the pairs, with a
 delta-method standard error over pairs; the game win rate likewise. Intervals are
 normal-approximation 95% intervals (fine for the hundreds of pairs or more that a meaningful match

@@ -21,11 +21,11 @@ from tqdm import tqdm
 
 from euchre_agents.network import MASKED_LOGIT, ActorCritic
 from euchre_env import Engine
-from euchre_lab import checkpoints
+from euchre_lab.training import checkpoints
 from euchre_lab.cli import OptionError
-from euchre_lab.runs import Run, StopRequest, anneal, due, evaluate_policy, log_evaluation, save_and_stop, start_run
-from euchre_lab.train_checks import Inputs
-from euchre_lab.train_options import Args, teacher_folders
+from euchre_lab.training.runs import Run, StopRequest, anneal, due, evaluate_policy, log_evaluation, save_and_stop, start_run
+from euchre_lab.training.train_checks import Inputs
+from euchre_lab.training.train_options import Args, teacher_folders
 
 HOLDOUT_ROWS = 1 << 16
 """At most this many held-out decisions are measured (spread evenly over the held-out shards)."""

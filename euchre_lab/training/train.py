@@ -10,7 +10,7 @@ Each game is one row of `EuchreVectorEnv`; per step, every game asks one seat fo
 the learner controls all four seats (self-play) or one partnership against an opponent drawn from
 `--opponent-mix` (a snapshot from the pool of past learners, or any registered bot); the opponent's
 decisions are played but not trained on. `--stage distill` instead learns from teacher data
-(`python -m euchre_lab.teacher`), and `--init-checkpoint` with `--kl-coef` fine-tunes a distilled policy.
+(`python -m euchre_lab.training.teacher`), and `--init-checkpoint` with `--kl-coef` fine-tunes a distilled policy.
 `--stage exploit --target SPEC` (configs/exploit.yaml) trains a best response to a frozen bot and measures its gain.
 
 Checkpoints (runs/{run_name}/checkpoints/update_NNNNNN.pt and latest.pt, written atomically) hold the
@@ -44,15 +44,15 @@ def main(argv: list[str] | None = None) -> int | None:
         sys.exit(fail("train.py", e))
     from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
-    from euchre_lab import exploit
+    from euchre_lab.training import exploit
     from euchre_lab.making.driver import main as make
     from euchre_lab.making.options import wants_make
     from euchre_lab.cli import OptionError
-    from euchre_lab.distill import distill
-    from euchre_lab.ppo_trainer import train
-    from euchre_lab.runs import announce, default_run_name, interrupted_message
-    from euchre_lab.train_checks import check_args, run_folder
-    from euchre_lab.train_options import EXPLOIT, SCRIPT, parse_args
+    from euchre_lab.training.distill import distill
+    from euchre_lab.training.ppo_trainer import train
+    from euchre_lab.training.runs import announce, default_run_name, interrupted_message
+    from euchre_lab.training.train_checks import check_args, run_folder
+    from euchre_lab.training.train_options import EXPLOIT, SCRIPT, parse_args
 
     stage_functions = {"ppo": train, "distill": distill, EXPLOIT: exploit.run_exploit}
     if wants_make(argv):

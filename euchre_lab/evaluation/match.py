@@ -1,7 +1,7 @@
 """A duplicate match between two bots: the deals, the chunks that play them, and their per-pair outcomes
-joined into a `MatchResult` (`euchre_lab.match_result`).
+joined into a `MatchResult` (`euchre_lab.evaluation.match_result`).
 
-    from euchre_lab.match import play_match
+    from euchre_lab.evaluation.match import play_match
     match = play_match(engine, learner_agent, "heuristic", hands=2000, seed=0)
     match.margin_per_hand.value, match.margin_per_hand.half_width, match.points_per_hand_a
 
@@ -9,13 +9,13 @@ Duplicate deals: every deal key is played twice, once with bot A at seats 0/2 an
 with the partnerships swapped. Both games of a pair see the same cards at the same seats, the same
 first dealer (from the cut in the key) and, in games to the target, the same sequence of deals, so
 the luck of the cards cancels and the side that deals is swapped too. The unit of every interval
-(`euchre_lab.estimates`) is that pair of mirrored games.
+(`euchre_lab.evaluation.estimates`) is that pair of mirrored games.
 
 Reproducible: deal keys come from the seed; each chunk of `chunk` pairs builds fresh bots seeded
 from (seed, bot spec, side, chunk index), so a result depends on the seed and the chunk size, never
-on the number of workers or on Ray (the same chunks as Ray tasks, `euchre_lab.backends`), and a
+on the number of workers or on Ray (the same chunks as Ray tasks, `euchre_lab.evaluation.backends`), and a
 pairing inside a round robin plays exactly as it would alone. For the same reason a match given a `journal`
-folder (`euchre_lab.journal`) keeps each finished chunk there and, started again, plays only the rest.
+folder (`euchre_lab.evaluation.journal`) keeps each finished chunk there and, started again, plays only the rest.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from euchre_env.cards import NUM_SEATS, NUM_TRICKS
 from euchre_env.engine import EPISODE_GAME, EPISODE_HAND, Engine, EuchreState, game_keys
 from euchre_env.play import play
 from euchre_env.rules import Rules
-from euchre_lab.backends import run_tasks
-from euchre_lab.journal import Journal
-from euchre_lab.match_result import MatchResult
+from euchre_lab.evaluation.backends import run_tasks
+from euchre_lab.evaluation.journal import Journal
+from euchre_lab.evaluation.match_result import MatchResult
 
 CALL_COUNTS = ("named", "euchred", "march", "alone", "named_margin")
 """What `trump_calls` counts for each side, in its order."""
@@ -314,7 +314,7 @@ def play_matches(
     process: then call it under `if __name__ == "__main__":`). With `ray` (an address, or "local" for
     a Ray started for the call) chunks run as Ray tasks instead, with the same results. With `journal` (a
     folder; bots given as specs) each finished chunk is kept there, and a call with the same settings plays
-    only the chunks it lacks; a journal of other settings is refused (`euchre_lab.journal.JournalError`).
+    only the chunks it lacks; a journal of other settings is refused (`euchre_lab.evaluation.journal.JournalError`).
     """
     rules = rules_of(engine_or_rules)
     mode, pairs = mode_and_pairs(hands, games)
