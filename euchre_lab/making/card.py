@@ -151,6 +151,8 @@ def card_text(run: Any, final: str) -> str:
         lines.append(f"| {head} | {_hours(rec['label'].get('wall_s', 0.0))} | {_hours(rec['distil'].get('wall_s', 0.0))} | "
                      f"{_hours(curve)} | {rec['label'].get('facts', {}).get('decisions', 0):,} | "
                      f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
+    lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
+    lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(j)]
     lines += ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {46_100})", "",
               f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
     pimc, heuristic = dict(curve_points(j, "pimc")), dict(curve_points(j, "heuristic"))
@@ -192,6 +194,24 @@ def probe_lines(run: Any) -> list[str]:
     g = p["gain"]
     return [f"A best response of {p['steps']:,} PPO steps from the agent's weights gains **{_margin(g)}** points per hand "
             f"against it over {p['pairs']:,} pairs (seed {p['final_match']['seed']}): `{probe_command(run)}`."]
+
+
+PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollout": "labelling, play-outs (iterations)",
+                 "distil": "distillation", "export": "exports"}
+
+
+def profile(journal: dict[str, Any]) -> list[tuple[str, float, float]]:
+    """(kind, seconds, share of the whole) of the run's wall time by kind of part, largest first; matches split into
+    the learning curve's and the final ones."""
+    totals: dict[str, float] = {}
+    for name, record in journal["parts"].items():
+        kind = record["kind"]
+        if kind.startswith("match_"):
+            kind = ("final matches" if name.startswith("final_") else "learning-curve matches") + f" vs {kind[6:]}"
+        kind = PROFILE_KINDS.get(kind, kind)
+        totals[kind] = totals.get(kind, 0.0) + record["wall_s"]
+    whole = sum(totals.values()) or 1.0
+    return [(k, v, v / whole) for k, v in sorted(totals.items(), key=lambda kv: -kv[1])]
 
 
 def _margin(m: dict[str, float] | None) -> str:
