@@ -92,7 +92,7 @@ def test_the_agent_keeps_the_preset_that_made_it(smoke):
 
     folder, _ = smoke
     made_by = torch.load(folder / "agent.pt", weights_only=False)["made_by"]
-    assert made_by["preset_text"] == (ROOT / SMOKE).read_text()
+    assert made_by["preset_text"] == (ROOT / SMOKE).read_text() and made_by["commands"][0].startswith(f"python train.py --config {SMOKE}")
     assert made_by["preset"] == {k: v for k, v in yaml.safe_load(made_by["preset_text"]).items()
                                  if k not in ("stage", "workers", "torch_threads", "progress")} | {"labels": "rollout"}
 

@@ -44,7 +44,8 @@ def commit() -> str | None:
 
 
 def made_by(run: Any) -> dict[str, Any]:
-    """How the agent was made: the method, the preset (as read and as written in its file), the command, the commit."""
+    """How the agent was made: the method, the preset (as read and as written in its file), the commands that ran it
+(a run continued by a second command has two), the commit."""
     from euchre_lab.presets import locate
 
     try:
@@ -52,7 +53,7 @@ def made_by(run: Any) -> dict[str, Any]:
     except OSError:
         text = None
     return {"method": FORMAT, "preset": preset_of(run.args), "preset_file": run.args.config, "preset_text": text,
-            "command": f"python train.py --config {run.args.config} --run-name {run.args.run_name}", "commit": commit()}
+            "commands": run.journal.data.get("commands", []), "commit": commit()}
 
 
 def write_agent(run: Any, src: Path, dst: Path) -> dict[str, Any]:
@@ -131,7 +132,7 @@ def card_text(run: Any, final: str) -> str:
         f"A play-only Euchre agent (`ppo:{agent}`) for the table **{table or rules_label(run.args.rules)}**, made by "
         f"`train.py --stage make` ({FORMAT}).",
         "",
-        f"- **Command:** `{made['command']}`",
+        f"- **Command{'s' * (len(made['commands']) > 1)}:** " + "; then ".join(f"`{c}`" for c in made["commands"]),
         f"- **Preset:** `{json.dumps(made['preset'], sort_keys=True)}` (agent.pt keeps it and the preset file's text under `made_by`)",
         f"- **Commit:** `{made['commit'] or 'not a git checkout'}`",
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",

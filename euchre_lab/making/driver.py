@@ -4,6 +4,7 @@ finished, each continued where it stopped otherwise, with an ETA before each and
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import sys
 import time
@@ -207,9 +208,10 @@ def drive(run: MakeRun) -> None:
         f"{run.args.bootstrap_hands:,}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
         f"{duration(sum(eta(run, p) for p in todo))} left; watch it with: tensorboard --logdir {run.folder}")
     remove_stale_temp_files(run.folder, SCRIPT, recursive=True)
-    machines = run.journal.data.setdefault("machines", [])
-    if card.machine() not in machines:
-        machines.append(card.machine())
+    for key, value in (("machines", card.machine()), ("commands", shlex.join(["python", *sys.argv]))):
+        seen = run.journal.data.setdefault(key, [])
+        if value not in seen:
+            seen.append(value)
     run.journal.save()
     if run.args.ray is not None and todo:
         from euchre_lab.evaluation.backends import connect_ray
