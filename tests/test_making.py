@@ -174,6 +174,13 @@ def test_a_run_moved_with_only_its_agent_and_journal_finishes(smoke, tmp_path):
     assert (moved / "MODEL_CARD.md").is_file()
 
 
+@pytest.mark.xdist_group("ray")
+def test_ray_and_two_workers_make_the_same_agent(smoke, tmp_path):
+    done = make(tmp_path, "--ray", "--workers", "2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert same_weights(tmp_path / "recipe_smoke" / "agent.pt", smoke[0] / "agent.pt")
+
+
 def test_a_run_without_its_agent_file_is_refused_in_one_line(smoke, tmp_path):
     copy = tmp_path / "recipe_smoke"
     copy.mkdir()
