@@ -45,8 +45,21 @@ def differing_options(a: Rules, b: Rules) -> list[str]:
     return [f.name for f in dataclasses.fields(Rules) if getattr(a, f.name) != getattr(b, f.name)]
 
 
+HAND_OPTIONS = ("stick_the_dealer", "alone_when_naming", "lone_defender", "lone_defender_euchre_points", "lone_lead",
+                "dealer_may_bury_upcard")
+"""The options besides the deck and the joker that change how a hand is played; the others (the target, rubbers, the
+first dealer, who deals after a throw-in) change only what happens between hands."""
+
+
 def nearest_table(rules: Rules) -> str | None:
-    """The named table whose agents play `rules`: the same deck and joker (the same spaces), and the fewest
-    other options changed (the first listed on a tie); None when no named table has this deck and joker."""
+    """The named table whose agents play `rules`: the same deck and joker (the same spaces), then the fewest options
+    changed that change a hand's play, then the fewest others (the first listed on a tie); None when no named table
+    has this deck and joker."""
     fitting = [n for n, t in NAMED_TABLES.items() if (t.deck, t.joker) == (rules.deck, rules.joker)]
-    return min(fitting, key=lambda n: len(differing_options(NAMED_TABLES[n], rules)), default=None)
+
+    def distance(name: str) -> tuple[int, int]:
+        changed = differing_options(NAMED_TABLES[name], rules)
+        in_hand = sum(option in HAND_OPTIONS for option in changed)
+        return in_hand, len(changed) - in_hand
+
+    return min(fitting, key=distance, default=None)

@@ -33,12 +33,13 @@ def test_a_table_is_named_only_when_every_option_matches():
     (Rules(target_points=5), "standard"),
     (Rules(first_dealer="random"), "standard"),
     (Rules(stick_the_dealer=False, throw_in_same_dealer=False, target_points=7), "no-stick"),
+    (Rules(stick_the_dealer=False), "no-stick"),  # who deals after a throw-in changes no hand's play
     (Rules(deck=32, joker=True), "joker32"),
     (Rules.openspiel(allow_lone_defender=True), "openspiel"),
     (Rules(deck=32), None),
     (Rules(joker=True), None),
 ])
-def test_the_nearest_named_table_has_the_same_spaces_and_fewest_other_options(rules, nearest):
+def test_the_nearest_named_table_has_the_same_spaces_and_fewest_options_that_change_a_hand(rules, nearest):
     assert nearest_table(rules) == nearest
 
 
