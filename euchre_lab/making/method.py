@@ -89,17 +89,17 @@ def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: s
 def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
     """Write (or finish) a folder of labelled hands; what it holds and the hands labelled now."""
     from euchre_agents.teacher import generate
-    from euchre_agents.teacher_data import MANIFEST, TeacherDataError, read_manifest
+    from euchre_agents.teacher_data import MANIFEST, differences, manifest_identity, read_manifest
+    from euchre_env.engine import EPISODE_HAND, Engine
     from euchre_lab.evaluation.backends import task_runner
 
+    rules = Rules.from_dict(run.args.rules)
     shards, _ = shard_plan(hands)
+    if (folder / MANIFEST).exists() and differences(read_manifest(folder), manifest_identity(rules, settings, Engine(rules, EPISODE_HAND))):
+        shutil.rmtree(folder)  # begun by an agent file of another path (the run folder moved): labelled anew
     before = len(read_manifest(folder)["shards"]) if (folder / MANIFEST).exists() else 0
-    try:
-        manifest = generate(folder, shards, Rules.from_dict(run.args.rules), settings, progress=run.args.progress,
-                            run_jobs=task_runner(run.args.workers, run.args.ray))
-    except TeacherDataError:  # written by another agent file of the same name (a run begun over): labelled anew
-        shutil.rmtree(folder)
-        return label(run, folder, settings, hands)
+    manifest = generate(folder, shards, rules, settings, progress=run.args.progress,
+                        run_jobs=task_runner(run.args.workers, run.args.ray))
     made = (len(manifest["shards"]) - before) * settings.games_per_shard
     return {"decisions": sum(manifest["shards"].values()), "hands": shards * settings.games_per_shard, "work": made}
 
