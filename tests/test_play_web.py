@@ -30,7 +30,7 @@ SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 VIEW_KEYS = {
     "id", "version", "you", "seats", "target", "phase", "to_play", "over", "winner", "hand_number", "dealer",
     "upcard", "upcard_turned_down", "calls", "trump", "maker", "alone", "sitting_out", "trick", "last_trick",
-    "tricks_won", "score", "last_hand", "log", "hand", "discard", "legal",
+    "tricks_won", "score", "last_hand", "log", "hand", "discard", "legal", "card_names", "rules",
 }
 GAMES = [
     {"partner": "random", "opponents": "random", "seat": 0, "seed": 1},
@@ -96,10 +96,11 @@ class Witness:
         assert message["legal"] == [] or message["to_play"] == self.seat
         for line in message["log"]:
             assert cards_in(line["text"]) <= self.known[line["hand"]], line
-        rest = {k: v for k, v in message.items() if k not in ("id", "log", "last_trick")}
+        rest = {k: v for k, v in message.items() if k not in ("id", "log", "last_trick", "card_names")}
         assert cards_in(json.dumps(rest, ensure_ascii=False)) <= self.known[number]
         if message["last_trick"]:
             assert cards_in(json.dumps(message["last_trick"])) <= self.known[number] | self.known[number - 1]
+        assert set(message["card_names"]) <= self.known[number] | self.known[number - 1]
 
 
 def play_through_api(client: TestClient, app, request: dict, rng: np.random.Generator) -> tuple[str, int]:
