@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
 import threading
 import time
 from collections import defaultdict
@@ -17,10 +15,9 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
-from conftest import api_turn
+from conftest import LiveServer, api_turn, headless_chromium
 from euchre_agents.base import RandomAgent
 from euchre_agents.registry import register
 from euchre_play.web import Games, create_app
@@ -221,28 +218,6 @@ def test_finished_and_abandoned_games_are_cleaned_up():
 # ------------------------------------------------------------------ a real server: bots in threads, a real browser
 
 
-class _Server:
-    def __init__(self, app):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the test server did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-
-
 RELEASE = threading.Event()
 THINKING = threading.Event()
 
@@ -265,7 +240,7 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
     RELEASE.clear()
     THINKING.clear()
     app = create_app(bots=("slow_test_bot", "random"), allow_client_seeds=True)
-    with _Server(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         slow = http.post("/api/games", json={"seed": 1}).json()
         game = f"/api/games/{slow['id']}"
         while slow["to_play"] != 2:  # the slow partner
@@ -288,31 +263,13 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
     assert answer["r"].status_code == 200 and answer["r"].json()["version"] == slow["version"] + 1
 
 
-def _chrome(tmp_path: Path):
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs Debian's chromium and chromium-driver; .ci/run installs them")
-        pytest.skip("needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,900", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
 def test_a_person_plays_a_full_hand_in_headless_chromium_by_clicking(tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     app = create_app(bots=("heuristic", "heuristic"))
-    with _Server(app) as server:
-        browser = _chrome(tmp_path)
+    with LiveServer(app) as server:
+        browser = headless_chromium(tmp_path)
         try:
             browser.get(server.url)
             WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "new-game").get_attribute("open") is not None)
