@@ -236,4 +236,8 @@ def headless_chromium(tmp_path: pathlib.Path, width: int = 1400, height: int = 9
     if touch:
         options.add_experimental_option(
             "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2, "touch": True}})
-    return webdriver.Chrome(service=Service(driver), options=options)
+    browser = webdriver.Chrome(service=Service(driver), options=options)
+    if not touch:  # the page's viewport itself is width x height (a window's frame would take some of it)
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    return browser

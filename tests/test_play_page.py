@@ -1,6 +1,6 @@
 """The web table's page as a card player uses it, in a real headless Chromium: a hand played by the keyboard
 alone, cards played on a phone's touch screen by tap-lift-tap and by a drag, a phone's screen with nothing cut
-off or covered, a game that outlives its tab, and the help and the levels in plain words."""
+off or covered and a hand that stays readable, a game that outlives its tab, and the help and the levels in plain words."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ STATE = """return view && {
   last: view.last_hand && view.last_hand.number, result: !document.getElementById('result').hidden,
   mine: view.to_play === view.you && !pumping, cards: view.legal.filter(c => c.kind === 'card').map(c => c.action),
   calls: view.legal.filter(c => c.kind === 'call').map(c => c.action), held: view.hand.length}"""
+CARD_COLOURS = """return [...document.querySelectorAll('#hand .card')].map(card => [
+  card.dataset.card, getComputedStyle(card.querySelector('.corner')).color, getComputedStyle(card).backgroundColor,
+  getComputedStyle(card).opacity, getComputedStyle(card).filter])"""
 UNCOVERED = """const el = arguments[0], r = el.getBoundingClientRect();
 const x = r.left + r.width / 2, y = r.top + Math.min(r.height / 2, 20);
 const top = document.elementFromPoint(x, y);
@@ -83,6 +86,27 @@ def _finger(browser):
     from selenium.webdriver.common.actions.pointer_input import PointerInput
 
     return ActionBuilder(browser, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG contrast ratio of two CSS `rgb(...)` colours."""
+    def luminance(colour: str) -> float:
+        channels = [int(v) / 255 for v in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3]]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def assert_readable(browser) -> None:
+    """Every card of the hand: undimmed, its text at least 4.5:1 against its face, red suits red and black black."""
+    colours = browser.execute_script(CARD_COLOURS)
+    for card, text, face, opacity, css_filter in colours:
+        assert float(opacity) == 1 and css_filter == "none" and contrast(text, face) >= 4.5, (card, text, face)
+    red = {text for card, text, *_ in colours if card[-1] in "DH"}
+    black = {text for card, text, *_ in colours if card[-1] in "CS"}
+    assert not red & black
 
 
 def moved_on(browser, before: dict) -> dict:
@@ -156,6 +180,7 @@ def test_on_a_phone_a_tap_lifts_a_card_a_second_tap_plays_it_and_a_drag_plays_on
     def bid(s):
         if s["result"]:
             return tap(page, page.find_element(By.ID, "continue-button"))
+        assert_readable(page)  # nothing dimmed while you bid
         buttons = page.find_elements(By.CSS_SELECTOR, "#actions button")
         checked_bid_buttons.append(all(page.execute_script(UNCOVERED, b) for b in buttons))
         choice = next((b for b in buttons if b.get_attribute("data-action") in ("pass", "partner")), buttons[0])
@@ -166,6 +191,7 @@ def test_on_a_phone_a_tap_lifts_a_card_a_second_tap_plays_it_and_a_drag_plays_on
     cards = page.find_elements(By.CSS_SELECTOR, "#hand button.card")
     assert len(cards) == s["held"] and all(page.execute_script(UNCOVERED, c) for c in cards)
     assert page.execute_script(UNCOVERED, page.find_element(By.ID, "status"))
+    assert_readable(page)
     if os.environ.get("EUCHRE_PLAY_PHONE_SCREENSHOT"):
         page.save_screenshot(os.environ["EUCHRE_PLAY_PHONE_SCREENSHOT"])
 

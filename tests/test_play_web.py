@@ -269,7 +269,7 @@ def test_a_person_plays_a_full_hand_in_headless_chromium_by_clicking(tmp_path):
 
     app = create_app(bots=("heuristic", "heuristic"))
     with LiveServer(app) as server:
-        browser = headless_chromium(tmp_path)
+        browser = headless_chromium(tmp_path, 1280, 900)
         try:
             browser.get(server.url)
             WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "new-game").get_attribute("open") is not None)
