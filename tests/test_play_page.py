@@ -115,11 +115,12 @@ def moved_on(browser, before: dict) -> dict:
 
 
 def until_a_card_to_play(browser, bid) -> dict:
-    """Let the game go on, answering each bid and result with `bid(state)`, until a card is to be played."""
+    """Let the game go on, answering each bid and result with `bid(state)`, until a card is to be played or the
+    game is over."""
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         s = state(browser)
-        if s["mine"] and s["cards"] and not s["result"]:
+        if (s["mine"] and s["cards"] and not s["result"]) or s["over"]:
             return s
         if s["result"] or (s["mine"] and s["calls"]):
             bid(s)
@@ -128,10 +129,14 @@ def until_a_card_to_play(browser, bid) -> dict:
     raise AssertionError(f"no card to play within 90 s; the page shows {state(browser)}")
 
 
-def test_a_whole_hand_is_played_with_the_keyboard_alone_and_the_game_outlives_its_tab(page):
+def test_a_whole_game_to_one_point_is_played_with_the_keyboard_alone_and_outlives_its_tab(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
 
+    Select(page.find_element(By.ID, "partner")).select_by_value("easy")  # a partner who never leaves you out
+    page.execute_script("const points = document.querySelector('#rules [name=target_points]'); points.value = '1';"
+                        "points.dispatchEvent(new Event('change')); points.focus()")  # a game to 1 point
     press(page, Keys.ENTER)  # Enter in the new-game window deals
     game = wait_for(page, lambda: state(page))["id"]
     page.get(page.current_url)  # the tab closed and opened again: the same game goes on
@@ -144,9 +149,12 @@ def test_a_whole_hand_is_played_with_the_keyboard_alone_and_the_game_outlives_it
             return press(page, "p")
         press(page, s["calls"][0][0])  # stuck with the deal: C, D, H or S names the first suit offered
 
-    played_in, said_why = set(), ""
-    while not (played_in and (state(page)["last"] or 0) >= max(played_in)):
+    played_in, said_why, heard = set(), "", set()
+    while not state(page)["over"]:
         s = until_a_card_to_play(page, bid)
+        heard.add(page.find_element(By.ID, "announce").get_attribute("textContent"))
+        if s["over"]:
+            break
         if not said_why:
             press(page, "o")
             said_why = page.find_element(By.ID, "status").text
@@ -160,7 +168,15 @@ def test_a_whole_hand_is_played_with_the_keyboard_alone_and_the_game_outlives_it
         played_in.add(s["hand"])
         if not after["result"] and not after["over"]:
             wait_for(page, lambda: state(page)["held"] < s["held"] or state(page)["hand"] > s["hand"])
-    assert said_why.startswith("O does nothing now:")
+    assert said_why.startswith("O does nothing now:") and played_in == {1}
+    assert any(" of " in line for line in heard) and not any(set(line) & set("♣♦♥♠") for line in heard)  # cards in words
+
+    summary = wait_for(page, lambda: page.find_element(By.ID, "result").is_displayed() and page.find_element(By.ID, "result").text)
+    assert "Game over" in summary and "after 1 hands" in summary
+    press(page, Keys.ENTER)  # on "Play again", which has the focus
+    again = wait_for(page, lambda: (s := state(page)) and s["id"] != game and s)
+    assert page.execute_script("return [view.rules.target_points, view.seats[2].player]") == [1, "Easy"]
+    assert not again["over"]
 
 
 PHONE = (390, 844, True)
