@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import copy
 import dataclasses
 import functools
@@ -62,12 +63,6 @@ FINISHED_SECONDS = 5 * 60
 SWEEP_SECONDS = 30.0
 HIDDEN_RULES = ("rubber_games", "rubber_bonus", "throw_in_ends_hand_episode")
 """Rules that do not change a game to the target (rubbers, one-hand episodes): not offered on the page."""
-RULE_CHOICES = {
-    "deck": [24, 32],
-    "lone_defender_euchre_points": [2, 4],
-    "lone_lead": [LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER],
-    "first_dealer": [FIRST_DEALER_CUT, FIRST_DEALER_RANDOM],
-}
 RULE_WORDS = {
     "deck": ("Cards", "how many cards: 9 to ace in each suit, or 7 to ace", {24: "24 (9 to ace)", 32: "32 (7 to ace)"}),
     "joker": ("Joker", "a joker joins the deck as the highest trump of all", {}),
@@ -83,6 +78,10 @@ RULE_WORDS = {
     "first_dealer": ("First dealer", "who deals the first hand", {FIRST_DEALER_CUT: "cut for it", FIRST_DEALER_RANDOM: "a seat at random"}),
 }
 """Each rule the page offers in plain words: (title, one line on what it does, a label per choice)."""
+RULE_CHOICES = {name: list(labels) for name, (_, _, labels) in RULE_WORDS.items() if labels}
+"""The rules offered as a choice among a few values (the others are on/off or a number)."""
+MAX_REFUSALS = 4096
+"""Tables whose answer `SharedBots.refusal` keeps before it starts again."""
 SEED_REFUSED = "this server deals the cards itself: a client may not choose the seed (a server started with --allow-client-seeds accepts one, for replays and tests)"
 
 
@@ -214,14 +213,16 @@ class SharedBots:
         self.lock = threading.Lock()
 
     def refusal(self, spec: str, rules: Rules) -> str | None:
-        """Why the registry cannot build `spec` for a table of `rules` (one line), or None when it can."""
+        """Why the registry cannot build `spec` for a table of `rules`, in a card player's words, or None when it can."""
         key = (spec, json.dumps(rules.to_dict(), sort_keys=True))
         if key not in self.refusals:
+            if len(self.refusals) >= MAX_REFUSALS:
+                self.refusals.clear()
             try:
                 self(resolve_spec(spec), Engine(rules), 0)
                 self.refusals[key] = None
             except ValueError as err:  # such as a checkpoint made for other rules
-                self.refusals[key] = str(err).splitlines()[0]
+                self.refusals[key] = plain_refusal(str(err))
         return self.refusals[key]
 
     def __call__(self, spec: str, engine: Engine, seed: int | None) -> Agent:
@@ -273,6 +274,14 @@ def rule_options() -> list[dict[str, Any]]:
         choices = [{"value": c, "label": labels[c]} for c in RULE_CHOICES.get(f.name, [])]
         out.append({"name": f.name, "title": title, "about": about, "default": f.default, "kind": kind, "choices": choices})
     return out
+
+
+def plain_refusal(error: str) -> str:
+    """A bot's refusal of a table, for a card player: the rules it was made without, never a path or a layout."""
+    titles = [RULE_WORDS[name][0].lower() for name in re.findall(r"rules\.(\w+)", error) if name in RULE_WORDS]
+    if titles:
+        return f"it learned a table with other rules ({', '.join(dict.fromkeys(titles))})"
+    return "its bot cannot be built for these rules"
 
 
 def named_tables() -> list[dict[str, Any]]:
@@ -360,6 +369,7 @@ class Referee:
         players: list[str | None] = [opponents] * NUM_SEATS
         players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, partner
         rules = self.rules_of(request.rules)
+        await self.check_levels({request.partner, request.opponents}, rules)
         try:
             table = await self.in_pool(Table, players, rules, request.seed, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:  # ValueError: such as a checkpoint trained for other rules
@@ -370,6 +380,15 @@ class Referee:
             self.games.drop(leaving)
         session = Session(table, request.seat, client)
         return view_of(self.games.add(session, players), session)
+
+    async def check_levels(self, choices: set[str | None], rules: Rules) -> None:
+        """400 with the level's own line if a level among `choices` cannot play `rules`."""
+        if not choices & set(LEVELS):
+            return
+        levels = await self.in_pool(self.levels_at, rules)
+        refused = [level["why"] for level in levels if level["id"] in choices and level["why"]]
+        if refused:
+            raise HTTPException(400, refused[0])
 
     async def session(self, game_id: str) -> Session:
         """The game with this id, rebuilt from the games file if it is live there but not in memory (after a

@@ -136,9 +136,10 @@ def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why(
         assert all(rule["title"] and rule["about"] for rule in options["rules"])
         joker = client.post("/api/levels", json={"rules": {"deck": 32, "joker": True}}).json()["levels"]
         assert [level["available"] for level in joker] == [True, True, True, False]
-        assert joker[3]["why"].startswith("Expert can't play this table: ") and "\n" not in joker[3]["why"]
+        assert joker[3]["why"] == "Expert can't play this table: it learned a table with other rules (cards, joker)"
         refused = client.post("/api/games", json={"opponents": "expert", "rules": {"deck": 32, "joker": True}})
-        assert refused.status_code == 400 and client.app.state.games.sessions == {}
+        assert refused.status_code == 400 and refused.json()["detail"] == joker[3]["why"]
+        assert client.app.state.games.sessions == {}
         bad = client.post("/api/levels", json={"rules": {"deck": 31}})
         assert bad.status_code == 400 and "Rules.deck=31" in bad.json()["detail"]
         game = client.post("/api/games", json={"partner": "easy", "opponents": "hard", "seat": 0}).json()
