@@ -501,6 +501,7 @@ function keyPressed(event) {
 
 // Do what `key` means now, if the server lists it as legal; else why not (one line).
 function keyAction(key) {
+  if (continueResult) return "the hand's result is showing (Enter continues)";
   if (pumping || view.over || view.to_play !== view.you) return view.over ? "the game is over (N starts a new one)" : "wait for your turn";
   const legal = new Set(view.legal.map((c) => c.action));
   const cards = legalCards();
@@ -526,7 +527,7 @@ function keyAction(key) {
 
 // ---------------------------------------------------------------- new game
 
-function levelOptions(chosen) {
+function levelOptions() {
   const rows = levels.map((l) =>
     `<option value="${l.id}" ${l.available ? "" : "disabled"}>${l.name}${l.available ? "" : " (can't play this table)"}</option>`);
   rows.push(`<option value="${ADVANCED}">Advanced: a bot by its name…</option>`);
