@@ -1,12 +1,13 @@
 """The web table's page as a card player uses it, in a real headless Chromium: a hand played by the keyboard
 alone, cards played on a phone's touch screen by tap-lift-tap and by a drag, a phone's screen with nothing cut
-off or covered and a hand that stays readable, a game that outlives its tab, and the help and the levels in plain words."""
+off or covered and a hand that stays readable, a game that outlives its tab and can be left, and the help and the levels in plain words."""
 
 from __future__ import annotations
 
 import os
 import time
 
+import httpx
 import pytest
 
 from conftest import LiveServer, headless_chromium
@@ -129,7 +130,7 @@ def until_a_card_to_play(browser, bid) -> dict:
     raise AssertionError(f"no card to play within 90 s; the page shows {state(browser)}")
 
 
-def test_a_whole_game_to_one_point_is_played_with_the_keyboard_alone_and_outlives_its_tab(page):
+def test_a_whole_game_to_one_point_is_played_with_the_keyboard_alone_outlives_its_tab_and_can_be_left(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
@@ -177,6 +178,10 @@ def test_a_whole_game_to_one_point_is_played_with_the_keyboard_alone_and_outlive
     again = wait_for(page, lambda: (s := state(page)) and s["id"] != game and s)
     assert page.execute_script("return [view.rules.target_points, view.seats[2].player]") == [1, "Easy"]
     assert not again["over"]
+
+    page.find_element(By.ID, "leave-button").click()  # leaving frees the game's place on the server at once
+    wait_for(page, lambda: page.find_element(By.ID, "new-game").get_attribute("open") is not None)
+    assert httpx.get(page.current_url.rstrip("/") + f"/api/games/{again['id']}").status_code == 404
 
 
 PHONE = (390, 844, True)
