@@ -1,6 +1,7 @@
-"""The web table's page as a card player uses it, in a real headless Chromium: a hand played by the keyboard
-alone, cards played on a phone's touch screen by tap-lift-tap and by a drag, a phone's screen with nothing cut
-off or covered and a hand that stays readable, a game that outlives its tab and can be left, and the help and the levels in plain words."""
+"""The web table's page as a card player uses it, in a real headless Chromium: a game to one point played by the
+keyboard alone, its summary and Play again, a game that outlives its tab and can be left; cards played on a
+phone's touch screen by tap-lift-tap and by a drag, with nothing cut off or covered and a hand that stays
+readable; and the help and the levels in plain words."""
 
 from __future__ import annotations
 
