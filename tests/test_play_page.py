@@ -214,8 +214,10 @@ def test_on_a_phone_a_tap_lifts_a_card_a_second_tap_plays_it_and_a_drag_plays_on
     assert len(cards) == s["held"] and all(page.execute_script(UNCOVERED, c) for c in cards)
     assert page.execute_script(UNCOVERED, page.find_element(By.ID, "status"))
     assert_readable(page)
-    if os.environ.get("EUCHRE_PLAY_PHONE_SCREENSHOT"):
-        page.save_screenshot(os.environ["EUCHRE_PLAY_PHONE_SCREENSHOT"])
+    screenshot = os.environ.get("EUCHRE_PLAY_PHONE_SCREENSHOT")
+    if screenshot and page.execute_script("return view.trick.length > 0"):
+        page.save_screenshot(screenshot)
+        screenshot = None
 
     card = f'#hand button[data-card="{s["cards"][0]}"]'  # found again after each tap: the hand is drawn anew
     tap(page, page.find_element(By.CSS_SELECTOR, card))
@@ -226,6 +228,8 @@ def test_on_a_phone_a_tap_lifts_a_card_a_second_tap_plays_it_and_a_drag_plays_on
     assert moved_on(page, s)["version"] == s["version"] + 1
 
     s = until_a_card_to_play(page, bid)
+    if screenshot:  # the first card led the trick: show the table at this one instead
+        page.save_screenshot(screenshot)
     name = s["cards"][-1]
     drag_to(page, page.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{name}"]'), page.find_element(By.ID, "trick"))
     after = moved_on(page, s)
