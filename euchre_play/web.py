@@ -284,6 +284,11 @@ def plain_refusal(error: str) -> str:
     return "its bot cannot be built for these rules"
 
 
+def without_paths(text: str) -> str:
+    """`text` with each quoted absolute path cut to its file name: a client never learns the server's folders."""
+    return re.sub(r"(['\"])/(?:[^'\"/]+/)*([^'\"/]+)\1", r"\1\2\1", text)
+
+
 def named_tables() -> list[dict[str, Any]]:
     """The named tables a page may pick whole: name, one line, and their rules."""
     return [{"name": name, "about": DESCRIPTIONS[name], "rules": rules.to_dict()} for name, rules in NAMED_TABLES.items()]
@@ -373,7 +378,7 @@ class Referee:
         try:
             table = await self.in_pool(Table, players, rules, request.seed, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:  # ValueError: such as a checkpoint trained for other rules
-            raise HTTPException(400, str(err)) from None
+            raise HTTPException(400, without_paths(str(err))) from None
         leaving = self.games.replaceable(leaving, client)  # again: it may have ended or been left while this one was dealt
         self.games.admit(client, leaving)
         if leaving:
@@ -403,7 +408,7 @@ class Referee:
             rules = Rules.from_dict(saved.rules)
             table = await self.in_pool(Table.replayed, saved.players, rules, saved.seed, saved.actions, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:
-            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({err}); start a new game") from None
+            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({without_paths(str(err))}); start a new game") from None
         session = self.games.get(game_id)  # another request may have rebuilt it meanwhile
         if session is None:
             session = self.games.sessions[game_id] = Session(table, saved.seat, saved=len(saved.actions))

@@ -184,6 +184,7 @@ def test_an_illegal_a_stale_or_an_out_of_turn_request_gets_a_clear_error_and_cha
 def test_a_bad_new_game_request_is_refused_with_the_reason(client, body, detail):
     response = client.post("/api/games", json=body)
     assert response.status_code == 400 and detail in response.json()["detail"]
+    assert "/checkpoints/" not in response.json()["detail"]  # a checkpoint by its file name, never the server's folders
     assert client.app_ref.state.games.sessions == {}
 
 
