@@ -67,15 +67,19 @@ RULE_WORDS = {
     "deck": ("Cards", "how many cards: 9 to ace in each suit, or 7 to ace", {24: "24 (9 to ace)", 32: "32 (7 to ace)"}),
     "joker": ("Joker", "a joker joins the deck as the highest trump of all", {}),
     "stick_the_dealer": ("Stick the dealer", "if everyone passes twice, the dealer must name a suit", {}),
-    "throw_in_same_dealer": ("Same dealer after a throw-in", "when all pass twice, the same dealer deals again (off: the deal moves left)", {}),
-    "alone_when_naming": ("Alone with the bid", "a player says alone as trump is named (off: after the dealer's discard)", {}),
+    "throw_in_same_dealer": ("Same dealer after a throw-in",
+                             "when all pass twice, the same dealer deals again (off: the deal moves left)", {}),
+    "alone_when_naming": ("Alone with the bid",
+                          "a player says alone as trump is named (off: after the dealer's discard)", {}),
     "lone_defender": ("Lone defenders", "a defender may also play alone against the makers", {}),
-    "lone_defender_euchre_points": ("Lone defender's euchre", "points a lone defender scores for 3 or 4 tricks", {2: "2 points", 4: "4 points"}),
+    "lone_defender_euchre_points": ("Lone defender's euchre", "points a lone defender scores for 3 or 4 tricks",
+                                    {2: "2 points", 4: "4 points"}),
     "lone_lead": ("Lead against a loner", "who leads when someone plays alone",
                   {LEAD_LEFT_OF_DEALER: "left of the dealer", LEAD_LEFT_OF_LONE_PLAYER: "left of the lone player"}),
     "dealer_may_bury_upcard": ("Dealer may bury the upcard", "the dealer may discard the very card just picked up", {}),
     "target_points": ("Points to win", "the first side to this many points wins the game", {}),
-    "first_dealer": ("First dealer", "who deals the first hand", {FIRST_DEALER_CUT: "cut for it", FIRST_DEALER_RANDOM: "a seat at random"}),
+    "first_dealer": ("First dealer", "who deals the first hand",
+                     {FIRST_DEALER_CUT: "cut for it", FIRST_DEALER_RANDOM: "a seat at random"}),
 }
 """Each rule the page offers in plain words: (title, one line on what it does, a label per choice)."""
 RULE_CHOICES = {name: list(labels) for name, (_, _, labels) in RULE_WORDS.items() if labels}
@@ -408,7 +412,8 @@ class Referee:
             rules = Rules.from_dict(saved.rules)
             table = await self.in_pool(Table.replayed, saved.players, rules, saved.seed, saved.actions, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:
-            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({without_paths(str(err))}); start a new game") from None
+            why = without_paths(str(err))
+            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({why}); start a new game") from None
         session = self.games.get(game_id)  # another request may have rebuilt it meanwhile
         if session is None:
             session = self.games.sessions[game_id] = Session(table, saved.seat, saved=len(saved.actions))

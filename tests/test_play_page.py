@@ -113,7 +113,8 @@ def assert_readable(browser) -> None:
 
 def moved_on(browser, before: dict) -> dict:
     """The page's state once it has changed from `before` (a move was made or a result shown)."""
-    return wait_for(browser, lambda: (s := state(browser)) and (s["version"], s["result"]) != (before["version"], before["result"]) and s)
+    seen = (before["version"], before["result"])
+    return wait_for(browser, lambda: (s := state(browser)) and (s["version"], s["result"]) != seen and s)
 
 
 def until_a_card_to_play(browser, bid) -> dict:
@@ -173,7 +174,8 @@ def test_a_whole_game_to_one_point_is_played_with_the_keyboard_alone_outlives_it
     assert said_why.startswith("O does nothing now:") and played_in == {1}
     assert any(" of " in line for line in heard) and not any(set(line) & set("♣♦♥♠") for line in heard)  # cards in words
 
-    summary = wait_for(page, lambda: page.find_element(By.ID, "result").is_displayed() and page.find_element(By.ID, "result").text)
+    result = page.find_element(By.ID, "result")
+    summary = wait_for(page, lambda: result.is_displayed() and result.text)
     assert "Game over" in summary and "after 1 hands" in summary
     press(page, Keys.ENTER)  # on "Play again", which has the focus
     again = wait_for(page, lambda: (s := state(page)) and s["id"] != game and s)
@@ -249,7 +251,8 @@ def test_the_help_explains_the_table_and_the_new_game_window_offers_levels_in_pl
     assert levels[:4] == ["Easy", "Medium", "Hard", "Expert"] and levels[4].startswith("Advanced")
     Select(page.find_element(By.ID, "table-name")).select_by_value("joker32")
     wait_for(page, lambda: "Expert can't play this table" in page.find_element(By.ID, "levels-note").text)
-    assert not [o for o in Select(page.find_element(By.ID, "opponents")).options if o.text.startswith("Expert")][0].is_enabled()
+    expert = [o for o in Select(page.find_element(By.ID, "opponents")).options if o.text.startswith("Expert")]
+    assert not expert[0].is_enabled()
     Select(page.find_element(By.ID, "opponents")).select_by_value("advanced")
     specs = [o.text for o in Select(page.find_element(By.ID, "opponents-spec")).options]
     assert any(text.startswith("oracle") and "CHEATS" in text for text in specs)
@@ -257,5 +260,6 @@ def test_the_help_explains_the_table_and_the_new_game_window_offers_levels_in_pl
     page.find_element(By.ID, "help-button").click()
     help_text = wait_for(page, lambda: page.find_element(By.ID, "help").get_attribute("open") is not None
                          and page.find_element(By.ID, "help").text)
-    for words in ("left bower", "Stick the dealer: off", "Joker: on", "Do the computer players cheat?", "CHEATS", "← →", "tap a card to lift it"):
+    for words in ("left bower", "Stick the dealer: off", "Joker: on", "Do the computer players cheat?", "CHEATS", "← →",
+                  "tap a card to lift it"):
         assert words in help_text, words
