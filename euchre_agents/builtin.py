@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from euchre_agents.base import Agent, RandomAgent
-from euchre_agents.heuristic import HeuristicAgent
+from euchre_agents.heuristic import EasyAgent, HeuristicAgent
 from euchre_agents.pimc import OracleAgent, make_pimc
 from euchre_env.engine import Engine
 from euchre_env.extras import require
@@ -46,6 +46,7 @@ def builtin_factories(build: AgentBuilder) -> dict[str, AgentFactory]:
     return {
         "random": lambda engine, arg, seed: RandomAgent(engine, seed),
         "heuristic": lambda engine, arg, seed: HeuristicAgent(engine, seed),
+        "easy": lambda engine, arg, seed: EasyAgent(engine, seed),
         "pimc": lambda engine, arg, seed: make_pimc(engine, arg, seed, build),
         "oracle": lambda engine, arg, seed: OracleAgent(engine, seed),
         "ppo": _make_ppo,

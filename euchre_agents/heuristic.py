@@ -32,6 +32,9 @@ Play
     lowest card (off-suit before trump, low ranks before aces and bosses).
   - It remembers every card played (and its own discard): "boss" and "unseen" always mean
     among the cards not yet seen.
+
+`EasyAgent` (`easy`, the web table's Easy level) is a weaker cousin: it bids and buries by the same
+rules but never goes alone, and plays a random legal card instead of the rules' card `EASY_SLIP` of the time.
 """
 
 from __future__ import annotations
@@ -343,3 +346,23 @@ class HeuristicAgent(Agent):
                 return min(safe, key=lambda c: strength[c])
         return min(winners, key=lambda c: strength[c])
 
+
+
+EASY_SLIP = 0.35
+"""The share of card plays in which `EasyAgent` plays a random legal card instead of the heuristic's."""
+
+
+class EasyAgent(HeuristicAgent):
+    """A beginner: the heuristic's bids and discards, never alone, and a random legal card now and then."""
+
+    name = "easy"
+
+    def decide(self, info: InfoSet, i: int, mask: np.ndarray, trick: np.ndarray) -> int:
+        """The heuristic's action for row i, but never alone, and a random card `EASY_SLIP` of the time."""
+        phase = int(info.phase[i])
+        d = self.deck
+        if phase in (Phase.MAKER_ALONE, Phase.DEFENDER_ALONE) and mask[d.partner_action]:
+            return d.partner_action
+        if phase == Phase.PLAY and self.rng.random() < EASY_SLIP:
+            return int(self.rng.choice(np.flatnonzero(mask)))
+        return super().decide(info, i, mask, trick)

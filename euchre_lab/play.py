@@ -6,7 +6,7 @@
     python play.py --web --port 8000                      # then open http://localhost:8000
     python play.py export data/people                     # people's decisions as teacher data (docs/play.md)
 
-Bots are any registered spec: random, heuristic, pimc[:worlds=N], ppo (the shipped checkpoint),
+Bots are any registered spec: random, easy, heuristic, pimc[:worlds=N], ppo (the shipped checkpoint),
 ppo:PATH, oracle (it cheats: it sees every hand). The web table keeps its games in --db (SQLite).
 """
 

@@ -21,7 +21,10 @@ from euchre_agents.registry import make_agent
 from euchre_env import euchre_v0
 from euchre_env.engine import EuchreState
 from euchre_env.play import act
-from euchre_env.cards import CLUBS, DIAMONDS, HEARTS, NUM_SEATS, SPADES, SUIT_NAMES, SUIT_SYMBOLS
+from euchre_env.cards import (
+    CLUBS, DIAMONDS, HEARTS, LEFT_BOWER_STRENGTH, NUM_SEATS, RIGHT_BOWER_STRENGTH, SPADES, SUIT_NAMES,
+    SUIT_SYMBOLS,
+)
 from euchre_env.rules import Rules
 
 SEAT_NAMES = euchre_v0.SEAT_NAMES
@@ -33,11 +36,31 @@ BOT_LABELS = {
     "ppo": "ppo: the trained network (strongest fair bot)",
     "pimc": "pimc: searches sampled deals (second strongest)",
     "heuristic": "heuristic: a club player's rules",
+    "easy": "easy: the heuristic's bids, never alone, a careless card now and then",
     "random": "random: any legal card (weakest)",
     "oracle": "oracle: CHEATS, sees every hand (not a fair opponent)",
 }
 """The bots offered to people, by spec, strongest fair bot first as measured; any other registered spec works from
 the command line."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """A level of play as a card site names it, and the bot of this project that plays it."""
+
+    name: str
+    spec: str
+    about: str
+
+
+LEVELS = {
+    "easy": Level("Easy", "easy", "bids like a club player but never goes alone, and often plays a careless card"),
+    "medium": Level("Medium", "heuristic", "plays like a club player: sound bids, counts the cards, alone with a sure march"),
+    "hard": Level("Hard", "pimc", "looks ahead: tries each choice over many layouts of the cards it cannot see"),
+    "expert": Level("Expert", "ppo", "a network that learned by playing millions of hands; only at the tables it learned"),
+}
+"""The levels people choose from, weakest first, by id."""
+RANK_WORDS = {"7": "seven", "8": "eight", "9": "nine", "T": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 SUIT_ORDER = (SPADES, HEARTS, CLUBS, DIAMONDS)
 """Suits in the order a hand is shown: colours alternate (rotated so that trump comes first)."""
 BIDDING = ("bid_round_1", "bid_round_2")
@@ -63,12 +86,30 @@ def bot_label(spec: str) -> str:
     return BOT_LABELS.get(spec, spec)
 
 
+def player_label(spec: str) -> str:
+    """What a seat's player is called at the table: its level's name ('Hard') if it plays one, else its bot label."""
+    level = next((level for level in LEVELS.values() if level.spec == spec), None)
+    return level.name if level else bot_label(spec)
+
+
 def card_text(name: str) -> str:
     """A card for people: 'TH' -> '10♥', 'JOKER' -> 'Joker'."""
     if name == "JOKER":
         return "Joker"
     rank = "10" if name[0] == "T" else name[0]
     return rank + SUIT_SYMBOLS["CDHS".index(name[1])]
+
+
+def spoken_card(deck: Any, name: str, trump: str | None) -> str:
+    """A card as a screen reader says it: 'jack of diamonds, left bower' (once trump is named), 'ace of hearts, trump'."""
+    if name == "JOKER":
+        return "joker, the highest trump" if trump else "joker"
+    text = f"{RANK_WORDS[name[0]]} of {SUIT_NAMES['CDHS'.index(name[1])]}"
+    if trump is None:
+        return text
+    strength = int(deck.trump_strength[SUIT_NAMES.index(trump), deck.card_id(name)])
+    bower = {RIGHT_BOWER_STRENGTH: ", right bower", LEFT_BOWER_STRENGTH: ", left bower"}.get(strength, ", trump")
+    return text + (bower if strength >= 0 else "")
 
 
 @dataclass
@@ -404,7 +445,15 @@ class Table:
             "log": [entry.seen_by(seat) for entry in self.progress.log],
         }
         view.update(self._private_view(seat, pub))
+        view["card_names"] = self._card_names(view)
         return view
+
+    def _card_names(self, view: dict[str, Any]) -> dict[str, str]:
+        """Every card the view shows, as a screen reader says it (bowers and trump named once trump is made)."""
+        shown = [*view["hand"], *(c for hand in view.get("hands", []) for c in hand), view["upcard"]]
+        shown += [t["card"] for t in view["trick"]] + [t["card"] for t in (view["last_trick"] or {}).get("cards", [])]
+        shown += [view["discard"]] if view["discard"] else []
+        return {name: spoken_card(self.engine.deck, name, view["trump"]) for name in shown}
 
     def _private_view(self, seat: int | None, pub: dict) -> dict[str, Any]:
         if seat is None:
@@ -433,7 +482,7 @@ class Table:
             "seat": seat,
             "name": SEAT_NAMES[seat],
             "team": seat % 2,
-            "player": "you" if spec is PERSON else bot_label(spec),
+            "player": "you" if spec is PERSON else player_label(spec),
             "cards_left": self._cards_left(seat),
         }
 

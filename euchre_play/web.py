@@ -13,8 +13,9 @@ few minutes after their last request, abandoned ones after half an hour (both st
 client may hold a few live games at once, so that no one client can fill the server.
 
     GET    /                          the page
-    GET    /api/options               bots and rules the page may choose
-    POST   /api/games                 {partner, opponents, rules, seat[, seed]} -> view of a new game
+    GET    /api/options               levels, bots, named tables and rules (in plain words) the page may choose
+    POST   /api/levels                {rules} -> the levels, each playable at that table or why not
+    POST   /api/games                 {partner, opponents, rules, seat[, seed][, replaces]} -> view of a new game
     GET    /api/games/{id}            view
     POST   /api/games/{id}/action     {action, version} -> view
     POST   /api/games/{id}/step       {version} -> view after one bot move
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import copy
 import dataclasses
 import functools
@@ -47,10 +49,11 @@ from euchre_agents.base import Agent
 from euchre_agents.registry import make_agent
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Engine
+from euchre_env.named_tables import DESCRIPTIONS, NAMED_TABLES
 from euchre_env.rules import FIRST_DEALER_CUT, FIRST_DEALER_RANDOM, LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER, Rules, RulesError
 from euchre_play.guard import Guard, allowed_hosts, install_error_handlers, is_loopback, short
 from euchre_play.store import ABANDONED, DROPPED, LIVE, MEMORY, GameStore
-from euchre_play.table import BOT_LABELS, PERSON, PlayError, Table, bot_label, resolve_spec
+from euchre_play.table import BOT_LABELS, LEVELS, PERSON, PlayError, Table, bot_label, resolve_spec
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200
@@ -60,12 +63,29 @@ FINISHED_SECONDS = 5 * 60
 SWEEP_SECONDS = 30.0
 HIDDEN_RULES = ("rubber_games", "rubber_bonus", "throw_in_ends_hand_episode")
 """Rules that do not change a game to the target (rubbers, one-hand episodes): not offered on the page."""
-RULE_CHOICES = {
-    "deck": [24, 32],
-    "lone_defender_euchre_points": [2, 4],
-    "lone_lead": [LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER],
-    "first_dealer": [FIRST_DEALER_CUT, FIRST_DEALER_RANDOM],
+RULE_WORDS = {
+    "deck": ("Cards", "how many cards: 9 to ace in each suit, or 7 to ace", {24: "24 (9 to ace)", 32: "32 (7 to ace)"}),
+    "joker": ("Joker", "a joker joins the deck as the highest trump of all", {}),
+    "stick_the_dealer": ("Stick the dealer", "if everyone passes twice, the dealer must name a suit", {}),
+    "throw_in_same_dealer": ("Same dealer after a throw-in",
+                             "when all pass twice, the same dealer deals again (off: the deal moves left)", {}),
+    "alone_when_naming": ("Alone with the bid",
+                          "a player says alone as trump is named (off: after the dealer's discard)", {}),
+    "lone_defender": ("Lone defenders", "a defender may also play alone against the makers", {}),
+    "lone_defender_euchre_points": ("Lone defender's euchre", "points a lone defender scores for 3 or 4 tricks",
+                                    {2: "2 points", 4: "4 points"}),
+    "lone_lead": ("Lead against a loner", "who leads when someone plays alone",
+                  {LEAD_LEFT_OF_DEALER: "left of the dealer", LEAD_LEFT_OF_LONE_PLAYER: "left of the lone player"}),
+    "dealer_may_bury_upcard": ("Dealer may bury the upcard", "the dealer may discard the very card just picked up", {}),
+    "target_points": ("Points to win", "the first side to this many points wins the game", {}),
+    "first_dealer": ("First dealer", "who deals the first hand",
+                     {FIRST_DEALER_CUT: "cut for it", FIRST_DEALER_RANDOM: "a seat at random"}),
 }
+"""Each rule the page offers in plain words: (title, one line on what it does, a label per choice)."""
+RULE_CHOICES = {name: list(labels) for name, (_, _, labels) in RULE_WORDS.items() if labels}
+"""The rules offered as a choice among a few values (the others are on/off or a number)."""
+MAX_REFUSALS = 4096
+"""Tables whose answer `SharedBots.refusal` keeps before it starts again."""
 SEED_REFUSED = "this server deals the cards itself: a client may not choose the seed (a server started with --allow-client-seeds accepts one, for replays and tests)"
 
 
@@ -76,13 +96,21 @@ class Strict(BaseModel):
 
 
 class NewGame(Strict):
-    """A new game's request."""
+    """A new game's request: a level id or a bot spec for the partner and the opponents; `replaces` is the
+    unfinished game of this client that the new one takes the place of."""
 
     partner: str | None = Field(None, max_length=200)
     opponents: str | None = Field(None, max_length=200)
     rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
     seat: int = 0
     seed: int | None = Field(None, ge=0, lt=2**63)
+    replaces: str | None = Field(None, max_length=64)
+
+
+class LevelsAt(Strict):
+    """A table's rules, to ask which levels can play it."""
+
+    rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
 
 
 class Move(Strict):
@@ -127,11 +155,12 @@ class Games:
         self.max_games, self.per_client = max_games, per_client
         self.idle_seconds, self.finished_seconds = idle_seconds, finished_seconds
 
-    def admit(self, client: str) -> None:
-        """503 if the server is full, 429 if `client` already plays its share of live games."""
-        if len(self.sessions) >= self.max_games:
+    def admit(self, client: str, leaving: str | None = None) -> None:
+        """503 if the server is full, 429 if `client` already plays its share of live games (not counting
+        `leaving`, its game that the new one replaces)."""
+        if len(self.sessions) - (leaving in self.sessions) >= self.max_games:
             raise HTTPException(503, f"the server is full ({self.max_games} games); try again in a few minutes")
-        mine = sum(1 for s in self.sessions.values() if s.client == client and not s.table.over)
+        mine = sum(1 for i, s in self.sessions.items() if s.client == client and not s.table.over and i != leaving)
         if mine >= self.per_client:
             raise HTTPException(429, f"you have {mine} games in progress, the most one client may; finish or leave one first")
 
@@ -143,6 +172,11 @@ class Games:
         self.sessions[game_id] = session
         self.save(game_id, session)
         return game_id
+
+    def replaceable(self, game_id: str | None, client: str) -> str | None:
+        """`game_id` if it is an unfinished game of `client` in memory (one it may replace), else None."""
+        session = self.sessions.get(game_id) if game_id else None
+        return game_id if session is not None and session.client == client and not session.table.over else None
 
     def get(self, game_id: str) -> Session | None:
         """The game with this id if it is in memory (touched: it is in use)."""
@@ -179,7 +213,21 @@ class SharedBots:
 
     def __init__(self) -> None:
         self.networks: dict[tuple[str, str], Agent] = {}
+        self.refusals: dict[tuple[str, str], str | None] = {}
         self.lock = threading.Lock()
+
+    def refusal(self, spec: str, rules: Rules) -> str | None:
+        """Why the registry cannot build `spec` for a table of `rules`, in a card player's words, or None when it can."""
+        key = (spec, json.dumps(rules.to_dict(), sort_keys=True))
+        if key not in self.refusals:
+            if len(self.refusals) >= MAX_REFUSALS:
+                self.refusals.clear()
+            try:
+                self(resolve_spec(spec), Engine(rules), 0)
+                self.refusals[key] = None
+            except ValueError as err:  # such as a checkpoint made for other rules
+                self.refusals[key] = plain_refusal(str(err))
+        return self.refusals[key]
 
     def __call__(self, spec: str, engine: Engine, seed: int | None) -> Agent:
         """A bot of `spec` for `engine`, seeded with `seed` (fresh dice if None)."""
@@ -220,14 +268,34 @@ def offered_bots(defaults: tuple[str, str]) -> dict[str, dict[str, Any]]:
 
 
 def rule_options() -> list[dict[str, Any]]:
-    """The rules the page offers: name, default, kind (bool, int, choice) and choices."""
+    """The rules the page offers: name, plain title, what it does, default, kind (bool, int, choice) and choices."""
     out = []
     for f in dataclasses.fields(Rules):
         if f.name in HIDDEN_RULES:
             continue
         kind = "bool" if isinstance(f.default, bool) else "choice" if f.name in RULE_CHOICES else "int"
-        out.append({"name": f.name, "default": f.default, "kind": kind, "choices": RULE_CHOICES.get(f.name, [])})
+        title, about, labels = RULE_WORDS[f.name]
+        choices = [{"value": c, "label": labels[c]} for c in RULE_CHOICES.get(f.name, [])]
+        out.append({"name": f.name, "title": title, "about": about, "default": f.default, "kind": kind, "choices": choices})
     return out
+
+
+def plain_refusal(error: str) -> str:
+    """A bot's refusal of a table, for a card player: the rules it was made without, never a path or a layout."""
+    titles = [RULE_WORDS[name][0].lower() for name in re.findall(r"rules\.(\w+)", error) if name in RULE_WORDS]
+    if titles:
+        return f"it learned a table with other rules ({', '.join(dict.fromkeys(titles))})"
+    return "its bot cannot be built for these rules"
+
+
+def without_paths(text: str) -> str:
+    """`text` with each quoted absolute path cut to its file name: a client never learns the server's folders."""
+    return re.sub(r"(['\"])/(?:[^'\"/]+/)*([^'\"/]+)\1", r"\1\2\1", text)
+
+
+def named_tables() -> list[dict[str, Any]]:
+    """The named tables a page may pick whole: name, one line, and their rules."""
+    return [{"name": name, "about": DESCRIPTIONS[name], "rules": rules.to_dict()} for name, rules in NAMED_TABLES.items()]
 
 
 def client_of(http: Request) -> str:
@@ -245,42 +313,91 @@ class Referee:
         self.allow_client_seeds = allow_client_seeds
         self.offered = offered_bots(bots)
         self.make_bot = SharedBots()
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="euchre-bot")
+        self.workers = workers
+        self.pool = self.new_pool()
+
+    def new_pool(self) -> ThreadPoolExecutor:
+        """Threads for the bots (a new set each time the app starts: stopping it shuts them down)."""
+        return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="euchre-bot")
 
     async def in_pool(self, fn, *args):
         """Run `fn(*args)` in a bot thread, so the server answers other requests meanwhile."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
     async def options(self) -> dict[str, Any]:
-        """The bots and rules a page may choose, with the server's defaults."""
+        """The levels (playable at the default table or why not), bots, named tables and rules a page may choose,
+        with the server's defaults (a level's id where a default bot plays one)."""
+        defaults = {"partner": choice_of(self.bots[0]), "opponents": choice_of(self.bots[1]), "rules": self.rules.to_dict()}
         return {
+            "levels": await self.in_pool(self.levels_at, self.rules),
             "bots": list(self.offered.values()),
-            "defaults": {"partner": self.bots[0], "opponents": self.bots[1], "rules": self.rules.to_dict()},
+            "tables": named_tables(),
+            "defaults": defaults,
             "rules": rule_options(),
         }
 
+    async def levels(self, request: LevelsAt) -> dict[str, Any]:
+        """The levels, each playable at the table of `request.rules` or with one line on why not."""
+        return {"levels": await self.in_pool(self.levels_at, self.rules_of(request.rules))}
+
+    def levels_at(self, rules: Rules) -> list[dict[str, Any]]:
+        """Each level (weakest first): id, name, what it plays like, its bot, and whether it can play `rules`."""
+        out = []
+        for level_id, level in LEVELS.items():
+            why = self.make_bot.refusal(level.spec, rules) if level.spec in self.offered else "not installed on this server"
+            out.append({"id": level_id, "name": level.name, "about": level.about, "spec": level.spec,
+                        "available": why is None, "why": None if why is None else f"{level.name} can't play this table: {why}"})
+        return out
+
+    def rules_of(self, changes: dict[str, Any]) -> Rules:
+        """The server's default rules with `changes`; 400 naming the bad option."""
+        try:
+            return Rules.from_dict({**self.rules.to_dict(), **changes})
+        except (RulesError, TypeError, ValueError) as err:
+            raise HTTPException(400, str(err)) from None
+
+    def spec_of(self, choice: str) -> str:
+        """The bot spec of a level id or of an offered spec; 400 naming the choices otherwise."""
+        spec = LEVELS[choice].spec if choice in LEVELS else choice
+        if spec not in self.offered:
+            raise HTTPException(400, f"bot {short(choice, 60)!r} is not offered here; choose a level ({', '.join(LEVELS)}) "
+                                     f"or one of {', '.join(self.offered)}")
+        return spec
+
     async def new_game(self, request: NewGame, http: Request) -> dict[str, Any]:
-        """A new game from the page's choices; 4xx naming the problem if a choice is not allowed."""
+        """A new game from the page's choices, in place of the client's unfinished game `replaces` if it names one;
+        4xx naming the problem if a choice is not allowed (and then the old game plays on)."""
         if request.seed is not None and not self.allow_client_seeds:
             raise HTTPException(403, SEED_REFUSED)
-        partner, opponents = request.partner or self.bots[0], request.opponents or self.bots[1]
-        for spec in (partner, opponents):
-            if spec not in self.offered:
-                raise HTTPException(400, f"bot {short(spec, 60)!r} is not offered here; choose one of {', '.join(self.offered)}")
+        partner, opponents = self.spec_of(request.partner or self.bots[0]), self.spec_of(request.opponents or self.bots[1])
         if request.seat not in range(NUM_SEATS):
             raise HTTPException(400, f"seat must be 0-3, got {short(request.seat, 20)}")
         client = client_of(http)
-        self.games.admit(client)
+        leaving = self.games.replaceable(request.replaces, client)
+        self.games.admit(client, leaving)
         players: list[str | None] = [opponents] * NUM_SEATS
         players[request.seat], players[(request.seat + 2) % NUM_SEATS] = PERSON, partner
+        rules = self.rules_of(request.rules)
+        await self.check_levels({request.partner, request.opponents}, rules)
         try:
-            rules = Rules.from_dict({**self.rules.to_dict(), **request.rules})
             table = await self.in_pool(Table, players, rules, request.seed, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:  # ValueError: such as a checkpoint trained for other rules
-            raise HTTPException(400, str(err)) from None
-        self.games.admit(client)  # again: other games may have started while this one was dealt
+            raise HTTPException(400, without_paths(str(err))) from None
+        leaving = self.games.replaceable(leaving, client)  # again: it may have ended or been left while this one was dealt
+        self.games.admit(client, leaving)
+        if leaving:
+            self.games.drop(leaving)
         session = Session(table, request.seat, client)
         return view_of(self.games.add(session, players), session)
+
+    async def check_levels(self, choices: set[str | None], rules: Rules) -> None:
+        """400 with the level's own line if a level among `choices` cannot play `rules`."""
+        if not choices & set(LEVELS):
+            return
+        levels = await self.in_pool(self.levels_at, rules)
+        refused = [level["why"] for level in levels if level["id"] in choices and level["why"]]
+        if refused:
+            raise HTTPException(400, refused[0])
 
     async def session(self, game_id: str) -> Session:
         """The game with this id, rebuilt from the games file if it is live there but not in memory (after a
@@ -295,7 +412,8 @@ class Referee:
             rules = Rules.from_dict(saved.rules)
             table = await self.in_pool(Table.replayed, saved.players, rules, saved.seed, saved.actions, self.make_bot)
         except (RulesError, TypeError, ValueError) as err:
-            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({err}); start a new game") from None
+            why = without_paths(str(err))
+            raise HTTPException(409, f"this saved game can no longer be rebuilt here ({why}); start a new game") from None
         session = self.games.get(game_id)  # another request may have rebuilt it meanwhile
         if session is None:
             session = self.games.sessions[game_id] = Session(table, saved.seat, saved=len(saved.actions))
@@ -337,8 +455,13 @@ class Referee:
 
 
 def view_of(game_id: str, session: Session) -> dict[str, Any]:
-    """What the server sends about a game: its id and the person's view."""
-    return {"id": game_id, **session.table.view(session.seat)}
+    """What the server sends about a game: its id, the person's view and the table's rules."""
+    return {"id": game_id, **session.table.view(session.seat), "rules": session.table.rules.to_dict()}
+
+
+def choice_of(spec: str) -> str:
+    """The id of the level `spec` plays, or `spec` itself when it plays none."""
+    return next((level_id for level_id, level in LEVELS.items() if level.spec == spec), spec)
 
 
 def create_app(
@@ -364,6 +487,7 @@ def create_app(
                 await asyncio.sleep(sweep_seconds)
                 referee.games.sweep()
 
+        referee.pool = referee.new_pool()  # an app may start again after a stop (as tests do)
         sweeper = asyncio.create_task(sweep_now_and_then())
         yield
         sweeper.cancel()
@@ -382,6 +506,7 @@ def create_app(
 
     app.get("/", include_in_schema=False)(page)
     app.get("/api/options")(referee.options)
+    app.post("/api/levels")(referee.levels)
     app.post("/api/games")(referee.new_game)
     app.get("/api/games/{game_id}")(referee.view)
     app.post("/api/games/{game_id}/action")(referee.act)

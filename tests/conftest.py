@@ -1,12 +1,16 @@
 """Shared helpers: scripted deals played step by step with the legal mask checked after every step,
-vectorized random play over the engine, one turn of a game through the web API, the hypothesis profile
-and the subprocess timeout."""
+vectorized random play over the engine, one turn of a game through the web API, a live web server and a
+headless Chromium for the page's tests, the hypothesis profile and the subprocess timeout."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import pathlib
+import shutil
+import socket
+import threading
+import time
 import sys
 from types import ModuleType
 from typing import Any, Iterator, Sequence
@@ -179,3 +183,61 @@ SMALL_VARIANTS = {
 }
 """Rule configs the property tests sweep."""
 
+
+
+# ------------------------------------------------------------------ the web table in a real browser
+
+
+class LiveServer:
+    """A uvicorn server for `app` on a free loopback port, in a thread, for as long as the `with` block."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the test server did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def headless_chromium(tmp_path: pathlib.Path, width: int = 1400, height: int = 900, touch: bool = False):
+    """Debian's Chromium, headless, at `width` x `height` (a phone with a touch screen if `touch`); skips (fails
+    under CI=true) when chromium or chromium-driver is missing."""
+    import pytest
+
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver):
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Debian's chromium and chromium-driver; .ci/run installs them")
+        pytest.skip("needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--window-size={width},{height}", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        options.add_argument(flag)
+    if touch:
+        options.add_experimental_option(
+            "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2, "touch": True}})
+    browser = webdriver.Chrome(service=Service(driver), options=options)
+    if not touch:  # the page's viewport itself is width x height (a window's frame would take some of it)
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    return browser

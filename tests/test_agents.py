@@ -409,3 +409,28 @@ def test_search_bots_beat_random():
     engine = Engine()
     margin = play_hands(engine, [PimcAgent(engine, 1, worlds=6), RandomAgent(engine, 2)], 24, 8)
     assert margin.mean() > 0.5
+
+
+def test_easy_never_goes_alone_while_heuristic_and_pimc_go_alone_on_a_sure_march():
+    engine = Engine()
+    sure = scripted(engine, 3, ["JH JD AH AC AS", "9D TD QC KC AD", "KH TH QS KD JS", "QH JC TS 9S 9C"], "9H", "hearts")
+    chosen = {spec: make_agent(spec, engine, 0).act(engine.observe(sure), sure.legal, sure)[0] for spec in ("easy", "heuristic", "pimc")}
+    assert {spec: engine.action_names[int(a)] for spec, a in chosen.items()} == {"easy": "partner", "heuristic": "alone", "pimc": "alone"}
+
+
+def test_easy_bids_like_the_heuristic_but_plays_a_careless_card_some_of_the_time():
+    engine = Engine()
+    keys = game_keys(0, 400)
+    state = engine.init(keys)
+    easy, heuristic = make_agent("easy", engine, 1), make_agent("heuristic", engine, 1)
+    same = {True: 0, False: 0}
+    for _ in range(60):
+        obs, legal = engine.observe(state), state.legal
+        a, b = easy.act(obs, legal), heuristic.act(obs, legal)
+        bidding = np.isin(state.phase, (Phase.BID_ROUND_1, Phase.BID_ROUND_2))
+        assert (a[bidding] == b[bidding]).all()
+        playing = (state.phase == Phase.PLAY) & (legal.sum(axis=1) > 1)
+        same[True] += int((a[playing] == b[playing]).sum())
+        same[False] += int((a[playing] != b[playing]).sum())
+        engine.step(state, b)
+    assert same[False] > 0.05 * (same[True] + same[False]) and same[True] > same[False]

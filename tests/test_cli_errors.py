@@ -152,6 +152,7 @@ SCRIPT_ROWS = [
     ("benchmarks/throughput.py", "sizes_0", ["--sizes", "8", "0"], "--sizes must be 1 or more, got 0"),
     ("benchmarks/web_load.py", "requests_0", ["--requests", "0"], "--requests must be 1 or more, got 0"),
     ("benchmarks/web_load.py", "unknown_flag", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("benchmarks/web_load.py", "seconds_0", ["--capacity", "pimc", "--seconds", "0"], "--seconds must be greater than 0, got 0"),
 ]
 """(script, row id, argv, text the one line must contain) for the benchmarks, which share the tools' command-line layer."""
 

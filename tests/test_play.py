@@ -15,7 +15,7 @@ import pytest
 from conftest import SUBPROCESS_TIMEOUT
 from euchre_env import Rules, euchre_v0
 from euchre_env.cards import SUIT_NAMES
-from euchre_play.table import PERSON, PlayError, Table, card_text
+from euchre_play.table import PERSON, PlayError, Table, card_text, spoken_card
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -290,3 +290,11 @@ def test_bad_command_lines_get_one_clear_line(args, message):
 
 def test_card_text_names_cards_as_people_read_them():
     assert [card_text(c) for c in ("TH", "JS", "9D", "JOKER")] == ["10♥", "J♠", "9♦", "Joker"]
+
+
+def test_a_screen_reader_hears_each_card_by_name_with_the_bowers_once_trump_is_made():
+    deck = Table(["random"] * 4, Rules(deck=32, joker=True), seed=1).engine.deck
+    assert spoken_card(deck, "JD", None) == "jack of diamonds"
+    assert [spoken_card(deck, c, "hearts") for c in ("JD", "JH", "TH", "AS")] == [
+        "jack of diamonds, left bower", "jack of hearts, right bower", "ten of hearts, trump", "ace of spades"]
+    assert spoken_card(deck, "JOKER", "clubs") == "joker, the highest trump" and spoken_card(deck, "7C", None) == "seven of clubs"

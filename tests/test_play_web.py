@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
 import threading
 import time
 from collections import defaultdict
@@ -17,10 +15,9 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
-from conftest import api_turn
+from conftest import LiveServer, api_turn, headless_chromium
 from euchre_agents.base import RandomAgent
 from euchre_agents.registry import register
 from euchre_play.web import Games, create_app
@@ -30,7 +27,7 @@ SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
 VIEW_KEYS = {
     "id", "version", "you", "seats", "target", "phase", "to_play", "over", "winner", "hand_number", "dealer",
     "upcard", "upcard_turned_down", "calls", "trump", "maker", "alone", "sitting_out", "trick", "last_trick",
-    "tricks_won", "score", "last_hand", "log", "hand", "discard", "legal",
+    "tricks_won", "score", "last_hand", "log", "hand", "discard", "legal", "card_names", "rules",
 }
 GAMES = [
     {"partner": "random", "opponents": "random", "seat": 0, "seed": 1},
@@ -96,10 +93,11 @@ class Witness:
         assert message["legal"] == [] or message["to_play"] == self.seat
         for line in message["log"]:
             assert cards_in(line["text"]) <= self.known[line["hand"]], line
-        rest = {k: v for k, v in message.items() if k not in ("id", "log", "last_trick")}
+        rest = {k: v for k, v in message.items() if k not in ("id", "log", "last_trick", "card_names")}
         assert cards_in(json.dumps(rest, ensure_ascii=False)) <= self.known[number]
         if message["last_trick"]:
             assert cards_in(json.dumps(message["last_trick"])) <= self.known[number] | self.known[number - 1]
+        assert set(message["card_names"]) <= self.known[number] | self.known[number - 1]
 
 
 def play_through_api(client: TestClient, app, request: dict, rng: np.random.Generator) -> tuple[str, int]:
@@ -186,6 +184,7 @@ def test_an_illegal_a_stale_or_an_out_of_turn_request_gets_a_clear_error_and_cha
 def test_a_bad_new_game_request_is_refused_with_the_reason(client, body, detail):
     response = client.post("/api/games", json=body)
     assert response.status_code == 400 and detail in response.json()["detail"]
+    assert "/checkpoints/" not in response.json()["detail"]  # a checkpoint by its file name, never the server's folders
     assert client.app_ref.state.games.sessions == {}
 
 
@@ -220,28 +219,6 @@ def test_finished_and_abandoned_games_are_cleaned_up():
 # ------------------------------------------------------------------ a real server: bots in threads, a real browser
 
 
-class _Server:
-    def __init__(self, app):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the test server did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-
-
 RELEASE = threading.Event()
 THINKING = threading.Event()
 
@@ -264,7 +241,7 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
     RELEASE.clear()
     THINKING.clear()
     app = create_app(bots=("slow_test_bot", "random"), allow_client_seeds=True)
-    with _Server(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         slow = http.post("/api/games", json={"seed": 1}).json()
         game = f"/api/games/{slow['id']}"
         while slow["to_play"] != 2:  # the slow partner
@@ -287,31 +264,13 @@ def test_a_thinking_bot_does_not_hold_up_other_games():
     assert answer["r"].status_code == 200 and answer["r"].json()["version"] == slow["version"] + 1
 
 
-def _chrome(tmp_path: Path):
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs Debian's chromium and chromium-driver; .ci/run installs them")
-        pytest.skip("needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,900", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
 def test_a_person_plays_a_full_hand_in_headless_chromium_by_clicking(tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     app = create_app(bots=("heuristic", "heuristic"))
-    with _Server(app) as server:
-        browser = _chrome(tmp_path)
+    with LiveServer(app) as server:
+        browser = headless_chromium(tmp_path, 1280, 900)
         try:
             browser.get(server.url)
             WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "new-game").get_attribute("open") is not None)

@@ -117,13 +117,41 @@ def test_bots_are_offered_strongest_first_with_no_path_and_ppo_only_with_its_rul
     with _client(create_app(bots=("ppo", "heuristic"))) as client:
         options = client.get("/api/options").json()
         bots = {b["spec"]: b for b in options["bots"]}
-        assert list(bots)[:4] == ["ppo", "pimc", "heuristic", "random"]
+        assert list(bots)[:5] == ["ppo", "pimc", "heuristic", "easy", "random"]
         assert "strongest fair bot" in bots["ppo"]["label"] and "strongest fair" not in bots["pimc"]["label"]
         assert bots["ppo"]["rules"]["deck"] == 24 and bots["heuristic"]["rules"] is None
         game = client.post("/api/games", json={"opponents": "ppo"}).json()
         text = json.dumps(game)
         assert str(ROOT) not in text and ".pt" not in text
-        assert game["seats"][1]["player"] == bots["ppo"]["label"]
+        assert game["seats"][1]["player"] == "Expert"  # the level the shipped network plays
+
+
+def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why():
+    with _client(create_app()) as client:
+        options = client.get("/api/options").json()
+        levels = {level["id"]: level for level in options["levels"]}
+        assert [level["name"] for level in options["levels"]] == ["Easy", "Medium", "Hard", "Expert"]
+        assert all(level["available"] for level in levels.values())  # the shipped network plays the default table
+        assert options["defaults"]["partner"] == "medium" and {t["name"] for t in options["tables"]} >= {"standard", "joker32"}
+        assert all(rule["title"] and rule["about"] for rule in options["rules"])
+        joker = client.post("/api/levels", json={"rules": {"deck": 32, "joker": True}}).json()["levels"]
+        assert [level["available"] for level in joker] == [True, True, True, False]
+        assert joker[3]["why"] == "Expert can't play this table: it learned a table with other rules (cards, joker)"
+        refused = client.post("/api/games", json={"opponents": "expert", "rules": {"deck": 32, "joker": True}})
+        assert refused.status_code == 400 and refused.json()["detail"] == joker[3]["why"]
+        assert client.app.state.games.sessions == {}
+        bad = client.post("/api/levels", json={"rules": {"deck": 31}})
+        assert bad.status_code == 400 and "Rules.deck=31" in bad.json()["detail"]
+        game = client.post("/api/games", json={"partner": "easy", "opponents": "hard", "seat": 0}).json()
+        assert [seat["player"] for seat in game["seats"]] == ["you", "Hard", "Easy", "Hard"]
+
+
+def test_oracle_is_marked_as_cheating_wherever_it_shows():
+    with _client(create_app()) as client:
+        bots = {b["spec"]: b for b in client.get("/api/options").json()["bots"]}
+        assert not bots["oracle"]["fair"] and "CHEATS" in bots["oracle"]["label"]
+        game = client.post("/api/games", json={"opponents": "oracle"}).json()
+        assert "CHEATS" in game["seats"][1]["player"]
 
 
 # ------------------------------------------------------------------ 4. fair capacity
@@ -135,6 +163,20 @@ def test_one_client_may_hold_only_its_share_of_live_games():
             client.post("/api/games", json={}).raise_for_status()
         third = client.post("/api/games", json={})
         assert third.status_code == 429 and "games in progress" in third.json()["detail"]
+
+
+def test_a_new_game_at_the_cap_replaces_the_clients_unfinished_game_and_a_refused_one_keeps_it():
+    games = Games(per_client=1)
+    with _client(create_app(bots=("random", "random"), games=games)) as client:
+        old = client.post("/api/games", json={}).json()["id"]
+        assert client.post("/api/games", json={}).status_code == 429
+        bad = client.post("/api/games", json={"replaces": old, "rules": {"deck": 31}})
+        assert bad.status_code == 400 and old in games.sessions  # refused: the old game plays on
+        new = client.post("/api/games", json={"replaces": old})
+        assert new.status_code == 200 and set(games.sessions) == {new.json()["id"]}
+        assert client.get(f"/api/games/{old}").status_code == 404 and games.store.game(old).status == "dropped"
+        assert client.delete(f"/api/games/{new.json()['id']}").status_code == 204  # leaving frees the slot
+        client.post("/api/games", json={}).raise_for_status()
 
 
 def test_games_are_swept_by_the_timer_not_by_each_request():
