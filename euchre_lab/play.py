@@ -140,11 +140,10 @@ def web_main(options: PlayOptions, rules: Rules) -> int:
     from euchre_env.engine import Engine
     from euchre_play.guard import allowed_hosts
     from euchre_play.store import GameStore
-    from euchre_play.table import resolve_spec
     from euchre_play.web import Games, create_app, listening_socket, serve
 
     for spec in (options.partner, options.opponents):
-        make_agent(resolve_spec(spec), Engine(rules), seed=0)  # a bad spec fails here, not in the page
+        make_agent(spec, Engine(rules), seed=0)  # a bad spec fails here, not in the page
     listening_socket(options.host, options.port).close()  # a port in use fails before the store is opened
     games = Games(GameStore(options.db), per_client=options.games_per_client)
     app = create_app(

@@ -31,7 +31,6 @@ SEAT_NAMES = euchre_v0.SEAT_NAMES
 TEAM_NAMES = ("N-S", "E-W")
 PERSON = None
 """The player spec of a seat a person holds."""
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "euchre_ppo.pt"
 BOT_LABELS = {
     "ppo": "ppo: the trained network (strongest fair bot)",
     "pimc": "pimc: searches sampled deals (second strongest)",
@@ -69,11 +68,6 @@ LOG_LINES = 80
 
 class PlayError(ValueError):
     """An action the game cannot take now (not your turn, unknown, illegal, game over); nothing changed."""
-
-
-def resolve_spec(spec: str) -> str:
-    """A bot spec as the registry takes it: bare `ppo` means the shipped checkpoint."""
-    return f"ppo:{DEFAULT_CHECKPOINT}" if spec == "ppo" else spec
 
 
 def bot_label(spec: str) -> str:
@@ -187,7 +181,7 @@ class Table:
         self.bots: dict[int, Agent] = {}
         for seat, spec in enumerate(players):
             if spec is not PERSON:
-                self.bots[seat] = make_bot(resolve_spec(spec), self.engine, None if seed is None else seed * 4 + seat)
+                self.bots[seat] = make_bot(spec, self.engine, None if seed is None else seed * 4 + seat)
         self.seed = secrets.randbits(63) if seed is None else seed
         """The deals' seed (a fresh one unless given): `restore` deals the same game again from it."""
         self._start()

@@ -53,7 +53,7 @@ from euchre_env.named_tables import DESCRIPTIONS, NAMED_TABLES
 from euchre_env.rules import FIRST_DEALER_CUT, FIRST_DEALER_RANDOM, LEAD_LEFT_OF_DEALER, LEAD_LEFT_OF_LONE_PLAYER, Rules, RulesError
 from euchre_play.guard import Guard, allowed_hosts, install_error_handlers, is_loopback, short
 from euchre_play.store import ABANDONED, DROPPED, LIVE, MEMORY, GameStore
-from euchre_play.table import BOT_LABELS, LEVELS, PERSON, PlayError, Table, bot_label, resolve_spec
+from euchre_play.table import BOT_LABELS, LEVELS, PERSON, PlayError, Table, bot_label
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200
@@ -223,7 +223,7 @@ class SharedBots:
             if len(self.refusals) >= MAX_REFUSALS:
                 self.refusals.clear()
             try:
-                self(resolve_spec(spec), Engine(rules), 0)
+                self(spec, Engine(rules), 0)
                 self.refusals[key] = None
             except ValueError as err:  # such as a checkpoint made for other rules
                 self.refusals[key] = plain_refusal(str(err))
@@ -247,7 +247,9 @@ def checkpoint_rules(spec: str) -> dict[str, Any] | None:
     """The rules a `ppo` spec's checkpoint plays (the only ones it can), or None if it cannot be read."""
     from euchre_agents.checkpoint import CheckpointError, load_checkpoint
 
-    path = resolve_spec(spec).partition(":")[2].split(",")[0]
+    path = spec.partition(":")[2].split(",")[0]
+    if not path:  # the bare ppo: the shipped agent of whichever table is played
+        return None
     try:
         return Rules.from_dict(load_checkpoint(path)["rules"]).to_dict()
     except (CheckpointError, OSError, ValueError, KeyError, TypeError):
@@ -261,8 +263,8 @@ def offered_bots(defaults: tuple[str, str]) -> dict[str, dict[str, Any]]:
         if spec in out:
             continue
         rules = checkpoint_rules(spec) if spec.partition(":")[0] == "ppo" else None
-        if spec.partition(":")[0] == "ppo" and rules is None and spec not in defaults:
-            continue  # no checkpoint there: not offered
+        if spec.partition(":")[0] == "ppo" and spec != "ppo" and rules is None and spec not in defaults:
+            continue  # no checkpoint there: not offered (the bare ppo plays each table's own: see `refusal`)
         out[spec] = {"spec": spec, "label": bot_label(spec), "fair": not spec.startswith("oracle"), "rules": rules}
     return out
 
@@ -285,6 +287,8 @@ def plain_refusal(error: str) -> str:
     titles = [RULE_WORDS[name][0].lower() for name in re.findall(r"rules\.(\w+)", error) if name in RULE_WORDS]
     if titles:
         return f"it learned a table with other rules ({', '.join(dict.fromkeys(titles))})"
+    if error.startswith(("no learned agent is shipped", "no shipped agent plays")):
+        return "no computer player has learned this table yet"
     return "its bot cannot be built for these rules"
 
 

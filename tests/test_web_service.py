@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from conftest import api_turn
 from euchre_lab import play
 from euchre_play.store import FINISHED, GameStore
-from euchre_play.web import SEED_REFUSED, Games, create_app
+from euchre_play.web import SEED_REFUSED, Games, create_app, offered_bots
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_START_SECONDS = 300  # a cold start compiles the rules kernels
@@ -113,17 +113,19 @@ def test_api_docs_are_off_unless_asked_for_and_every_response_has_the_security_h
         assert client.get("/docs").status_code == 200 and client.get("/openapi.json").status_code == 200
 
 
-def test_bots_are_offered_strongest_first_with_no_path_and_ppo_only_with_its_rules():
+def test_bots_are_offered_strongest_first_with_no_path_and_a_checkpoint_with_its_rules():
     with _client(create_app(bots=("ppo", "heuristic"))) as client:
         options = client.get("/api/options").json()
         bots = {b["spec"]: b for b in options["bots"]}
         assert list(bots)[:5] == ["ppo", "pimc", "heuristic", "easy", "random"]
         assert "strongest fair bot" in bots["ppo"]["label"] and "strongest fair" not in bots["pimc"]["label"]
-        assert bots["ppo"]["rules"]["deck"] == 24 and bots["heuristic"]["rules"] is None
+        assert bots["ppo"]["rules"] is None and bots["heuristic"]["rules"] is None  # the bare ppo: each table's own agent
         game = client.post("/api/games", json={"opponents": "ppo"}).json()
         text = json.dumps(game)
         assert str(ROOT) not in text and ".pt" not in text
         assert game["seats"][1]["player"] == "Expert"  # the level the shipped network plays
+    checkpoint = f"ppo:{ROOT / 'checkpoints' / 'euchre_ppo.pt'}"
+    assert offered_bots((checkpoint, "heuristic"))[checkpoint]["rules"]["deck"] == 24  # a checkpoint: the rules it plays
 
 
 def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why():
@@ -136,7 +138,7 @@ def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why(
         assert all(rule["title"] and rule["about"] for rule in options["rules"])
         joker = client.post("/api/levels", json={"rules": {"deck": 32, "joker": True}}).json()["levels"]
         assert [level["available"] for level in joker] == [True, True, True, False]
-        assert joker[3]["why"] == "Expert can't play this table: it learned a table with other rules (cards, joker)"
+        assert joker[3]["why"] == "Expert can't play this table: no computer player has learned this table yet"
         refused = client.post("/api/games", json={"opponents": "expert", "rules": {"deck": 32, "joker": True}})
         assert refused.status_code == 400 and refused.json()["detail"] == joker[3]["why"]
         assert client.app.state.games.sessions == {}
