@@ -200,6 +200,17 @@ def test_the_speed_benchmark_prints_labels_beside_pimc_and_both_networks(capsys)
     assert out.count("decisions/s") == 3 and out.count("samples/s") == 2
 
 
+def test_the_default_preset_is_the_options_defaults():
+    import dataclasses
+
+    import yaml
+
+    from euchre_lab.making.options import PRESET_KEYS, Args
+
+    preset = yaml.safe_load((ROOT / "configs" / "recipe.yaml").read_text())
+    assert {k: preset[k] for k in PRESET_KEYS} == {k: v for k, v in dataclasses.asdict(Args()).items() if k in PRESET_KEYS}
+
+
 def test_train_py_dispatches_the_method_by_stage_or_preset():
     from euchre_lab.making.options import wants_make
 

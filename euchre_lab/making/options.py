@@ -28,7 +28,7 @@ class Args:
     """The method's options (train.py --stage make): each field is a flag, its docstring the flag's help."""
 
     config: str = DEFAULT_PRESET
-    """YAML preset whose keys are these options (configs/recipe.yaml; configs/make_TABLE.yaml per named table)"""
+    """YAML preset whose keys are these options (configs/recipe.yaml; configs/recipe_TABLE.yaml per named table)"""
     stage: str = MAKE
     """make: a bootstrap, the iterations, the final matches and the model card in one run folder"""
     run_name: str = ""
@@ -49,7 +49,7 @@ class Args:
     """the table: rules that differ from euchre_env.Rules' defaults (key=value items or a YAML mapping)"""
     iterations: int = 8
     """identical iterations after the bootstrap; raising it later continues a finished run"""
-    hands: int = 51_200
+    hands: int = 64_000
     """each iteration's budget: hands played by the current agent and labelled by its play-outs"""
     labels: str = "rollout"
     """how an iteration values bids, alone calls and discards: `rollout` (the current agent's play-outs of the hand) or
