@@ -112,6 +112,16 @@ def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
     plt.close(fig)
 
 
+def elapsed(parts: dict[str, Any]) -> float:
+    """Seconds from the first part's start to the last finished part's end, by the journal's clock."""
+    import datetime
+
+    stamp = lambda text: datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z").timestamp()  # noqa: E731
+    starts = [stamp(p["started"]) for p in parts.values() if p.get("started")]
+    ends = [stamp(p["finished"]) for p in parts.values() if p.get("finished")]
+    return max(ends) - min(starts) if starts and ends else 0.0
+
+
 def _hours(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.2f} h"
 
@@ -137,7 +147,8 @@ def card_text(run: Any, final: str) -> str:
         f"- **Commit:** `{made['commit'] or 'not a git checkout'}`",
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
-        f"(an attempt killed outright is not counted)",
+        f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "
+        f"part's end, pauses between commands included",
         f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",
         "",
         "## Wall time by iteration",

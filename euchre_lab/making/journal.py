@@ -56,9 +56,9 @@ class Journal:
         return (self.part(name) or {}).get("status") == "finished"
 
     def start(self, name: str, kind: str) -> None:
-        """Record that the part is running (a later run continues it)."""
-        record = self.data["parts"].setdefault(name, {"kind": kind, "attempts": 0, "wall_s": 0.0})
-        record.update(status="running", started=_now(), attempts=record["attempts"] + 1)
+        """Record that the part is running (a later run continues it); `started` stays its first attempt's start."""
+        record = self.data["parts"].setdefault(name, {"kind": kind, "attempts": 0, "wall_s": 0.0, "started": _now()})
+        record.update(status="running", attempts=record["attempts"] + 1)
         self.save()
 
     def finish(self, name: str, seconds: float, facts: dict[str, Any], rate: float | None) -> None:
