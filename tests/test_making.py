@@ -73,7 +73,7 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
     card = (folder / "MODEL_CARD.md").read_text()
     for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "Commit:", "Machine:",
-                   "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part.s start to the last", "## Where the time goes",
+                   "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
                    "| distillation |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
         assert needed in card, needed
     assert (folder / "curve.png").stat().st_size > 0
