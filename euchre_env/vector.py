@@ -44,6 +44,7 @@ from euchre_env.record import DEAL_COUNT, blank_record, get_legal, load_rows, st
 from euchre_env.rows import row_view, unowned
 from euchre_env.rules import Rules
 from euchre_env.state import FIELDS
+from euchre_env.tasks import task_settings
 from euchre_env.truncation import check_max_hands
 
 _DTYPE = {name: dtype for name, dtype, _, _ in FIELDS}
@@ -52,6 +53,7 @@ _DTYPE = {name: dtype for name, dtype, _, _ in FIELDS}
 class EuchreVectorEnv(VectorEnv):
     """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`.
 
+    `task="standard-v1"` (a name of `euchre_env.tasks`) fixes the rules, episode and reward to the task's.
     `copy=False` returns one observation buffer that every reset and step overwrites (as Gymnasium's
     vector envs do with `copy=False`): faster for large N, but an observation kept across a step
     must be copied by the caller. `obs_dtype=np.uint8` returns the same cells as uint8 (4x less
@@ -76,8 +78,10 @@ class EuchreVectorEnv(VectorEnv):
         copy: bool = True,
         max_hands: int | None = ENV_DEFAULTS.max_hands,
         obs_dtype: type = np.float32,
+        task: str | None = None,
     ):
         self.max_hands = check_max_hands(max_hands)
+        rules, episode, reward = task_settings(task, rules, episode, reward)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
