@@ -133,8 +133,9 @@ def _estimate(e: Estimate) -> dict[str, float]:
 
 
 def score_record(task: Task, bot: str, rungs: list[Rung], matches: list[MatchResult], *, seed: int, quick: bool,
-                 command: str, seconds: float) -> dict[str, Any]:
-    """score.json's content: what was scored, on what, the score and every rung's margin, with the versions."""
+                 command: str, seconds: float, workers: int) -> dict[str, Any]:
+    """score.json's content: what was scored, on what, the score and every rung's margin, with the versions;
+    `seconds` the wall time of the matches on `workers` processes (which never changes the score)."""
     agent = make_agent(bot, engine_of(task), seed=0)
     weights = bot_weights(task.rules, [r.spec for r in rungs])
     return {
@@ -157,6 +158,8 @@ def score_record(task: Task, bot: str, rungs: list[Rung], matches: list[MatchRes
         "rules": task.rules.to_dict(),
         "chunk": CHUNK,
         "wall_seconds": round(seconds, 1),
+        "workers": workers,
+        "play_seconds": round(sum(m.seconds for m in matches), 1),
     }
 
 

@@ -73,7 +73,7 @@ def main(args: Any, argv: Sequence[str]) -> int:
     try:
         eta = protocol.eta_seconds(task, bot, rungs, args.workers)
         say(f"{bot} on {task.name} (protocol {task.protocol}, {'development' if args.dev else 'evaluation'} seed {seed}): "
-            f"{sum(r.pairs for r in rungs):,} pairs; ETA about {eta / 60:.1f} min on {args.workers} workers")
+            f"{sum(r.pairs for r in rungs):,} pairs; ETA about {eta / 60:.1f} min on {args.workers} worker{'s' * (args.workers != 1)}")
         start = time.perf_counter()
         matches = protocol.play_ladder(task, bot, rungs, seed, workers=args.workers, ray=args.ray,
                                        progress=args.progress, say=say)
@@ -82,7 +82,8 @@ def main(args: Any, argv: Sequence[str]) -> int:
     seconds = time.perf_counter() - start
     tool = tool_name(SCRIPT)
     command = " ".join(["python " + tool if tool == SCRIPT else tool, *map(shlex.quote, argv)])
-    record = protocol.score_record(task, bot, rungs, matches, seed=seed, quick=args.quick, command=command, seconds=seconds)
+    record = protocol.score_record(task, bot, rungs, matches, seed=seed, quick=args.quick, command=command, seconds=seconds,
+                                    workers=args.workers)
     write_atomic(out / SCORE_FILE, lambda f: f.write((json.dumps(record, indent=2) + "\n").encode()))
     score = record["score"]
     say(f"score {score['value']:+.3f} [{score['low']:+.3f}, {score['high']:+.3f}]: {record['headline']}")
