@@ -112,3 +112,24 @@ def test_every_result_file_records_the_versions(tmp_path):
     versions = json.loads((out / "match.json").read_text())["config"]["versions"]
     assert versions == {"package": __version__, "task": "standard-v1", "task_version": 1, "protocol": 1}
     assert sys.modules["euchre_agents"].__version__ == __version__
+
+
+def test_the_leaderboard_is_drawn_from_the_comparable_score_files(tiny_protocol, capsys):
+    from euchre_lab import leaderboard
+
+    for name, flags in (("full", []), ("quick", ["--quick"])):
+        argv = ["--task", "openspiel-v1", "userbots:uniform", "--out", f"results/{name}", "--workers", "1", "--no-progress", *flags]
+        assert evaluate.main(argv) == 0
+    page = tiny_protocol / "page.md"
+    page.write_text(f"# Bench\n\n{leaderboard.START}\nold table\n{leaderboard.END}\n\nafter\n")
+    argv = ["--results", "results", "--page", str(page), "--figure", str(tiny_protocol / "board.png")]
+    assert leaderboard.main(argv) == 0
+    text = page.read_text()
+    assert "old table" not in text and text.endswith("after\n") and "![the leaderboard](board.png)" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `openspiel-v1`")]
+    assert len(rows) == 1 and "`userbots:uniform`" in rows[0] and "results/full" in rows[0]
+    assert (tiny_protocol / "board.png").stat().st_size > 0
+    capsys.readouterr()
+    assert leaderboard.main(["--results", str(tiny_protocol / "nothing"), "--page", str(page)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "holds no comparable score.json" in error
