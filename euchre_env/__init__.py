@@ -1,6 +1,6 @@
 """Euchre Lab's environment: the rules engine, the PettingZoo AEC env and the batched vector API."""
 
-__version__ = "0.2.0"
+__version__ = "0.1.0"
 """Euchre Lab's one version, for all four packages (each re-exports it), read by pyproject.toml and written into
 every result file; CHANGELOG.md and CITATION.cff state it too (a test holds them equal)."""
 
