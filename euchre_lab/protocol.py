@@ -110,12 +110,13 @@ def eta_seconds(task: Task, bot: str, rungs: list[Rung], workers: int) -> float:
 
 
 def play_ladder(task: Task, bot: str, rungs: list[Rung], seed: int, *, workers: int = 1, ray: str | None = None,
-                progress: bool = False, say: Callable[[str], None] = print) -> list[MatchResult]:
-    """The bot (A) against each rung (B), one duplicate match each, saying each margin as it lands."""
+                progress: bool = False, say: Callable[[str], None] = print, note: str = "") -> list[MatchResult]:
+    """The bot (A) against each rung (B), one duplicate match each, saying each margin as it lands; `note` goes in
+    front of each progress bar."""
     matches = []
     for rung in rungs:
         match = play_match(task.rules, bot, rung.spec, hands=2 * rung.pairs, seed=seed, workers=workers, chunk=CHUNK,
-                           ray=ray, progress=progress)
+                           ray=ray, progress=progress, label=f"{note}vs {rung.name}")
         say(f"  vs {rung.name:<9} ({rung.spec}, {rung.pairs:,} pairs): margin per hand {match.margin_per_hand}"
             + ("" if rung.headline else "   (sanity rung, not in the score)"))
         matches.append(match)

@@ -76,7 +76,7 @@ def main(args: Any, argv: Sequence[str]) -> int:
             f"{sum(r.pairs for r in rungs):,} pairs; ETA about {eta / 60:.1f} min on {args.workers} worker{'s' * (args.workers != 1)}")
         start = time.perf_counter()
         matches = protocol.play_ladder(task, bot, rungs, seed, workers=args.workers, ray=args.ray,
-                                       progress=args.progress, say=say)
+                                       progress=args.progress, say=say, note=note)
     except BotError as error:
         return fail(SCRIPT, error)
     seconds = time.perf_counter() - start
