@@ -11,7 +11,7 @@ ATTR is one of:
   gives the same result for any number of workers (a function drawing from its own generator does not).
 
 A bad module, a missing ATTR or a factory that returns no Agent is a ValueError naming it; an exception
-raised by the user's function while playing is a `BotError` naming the function and the exception.
+raised by the user's function or Agent while playing is a `BotError` naming the spec and the exception.
 """
 
 from __future__ import annotations
@@ -107,6 +107,18 @@ class PolicyFunction(Agent):
         return actions
 
 
+def _reporting(act: Callable, spec: str) -> Callable:
+    """The user's Agent's `act`, with any exception it raises turned into a one-line `BotError` naming the spec."""
+
+    def reported_act(*args: Any) -> Any:
+        try:
+            return act(*args)
+        except Exception as e:
+            raise BotError(f"bot {spec!r} raised {type(e).__name__}: {e}") from None
+
+    return reported_act
+
+
 def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     """The bot an outside spec names (see the module docstring), its `source_sha256` the sha256 of the file
     its code came from."""
@@ -122,6 +134,7 @@ def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
             raise ValueError(f"{spec!r}: the factory {attr} raised {type(e).__name__}: {e}") from None
         if not isinstance(agent, Agent):
             raise ValueError(f"{spec!r}: the factory {attr} returned a {type(agent).__name__}, not an Agent")
+        agent.act = _reporting(agent.act, spec)
     else:
         agent = PolicyFunction(engine, obj, spec, seed)
     source = getattr(module, "__file__", None)

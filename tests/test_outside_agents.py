@@ -39,6 +39,10 @@ class Highest(Agent):
     def act(self, obs, mask, state=None, rows=None):
         return mask.shape[1] - 1 - np.argmax(np.asarray(mask, bool)[:, ::-1], axis=1)
 
+class Crashing(Agent):
+    def act(self, obs, mask, state=None, rows=None):
+        raise KeyError("no such card")
+
 def not_an_agent(engine, seed=None):
     return "a string"
 
@@ -96,6 +100,7 @@ def test_a_bad_outside_spec_is_one_value_error(user_folder, spec, says):
 @pytest.mark.parametrize("spec, says", [
     ("userbots:illegal", "bot 'userbots:illegal' chose the illegal action"),
     ("userbots:broken", "bot 'userbots:broken' raised RuntimeError: my policy broke"),
+    ("userbots.py:Crashing", "bot 'userbots.py:Crashing' raised KeyError: 'no such card'"),
 ])
 def test_a_function_that_fails_while_playing_is_a_bot_error(user_folder, spec, says):
     with pytest.raises(BotError, match=says):
