@@ -4,7 +4,7 @@ A task is a frozen bundle: a named table's rules (`euchre_env.named_tables`), th
 the observation and action layouts, the bots a single learning seat sits beside, and the ladder a bot is
 scored against (`euchre_lab.protocol`). Its name is `<table>-v<version>`, and changing anything a result
 depends on makes a new version: `fingerprint` pins the env's side (a test recomputes it), `protocol` the
-ladder's (a learned rung added later bumps it). docs/tasks.md has a page per task with its history.
+ladder's (a learned rung added or its weights changed bump it; `learned_sha256` pins them). docs/tasks.md has a page per task with its history.
 
     euchre_v0.env(task="standard-v1"); EuchreVectorEnv(512, task="no-stick-v1")
     gymnasium.make("Euchre-standard-v1", opponents="pimc")     # the single-agent env, `gym_id`
@@ -48,6 +48,8 @@ class Task:
     """The single-agent env's opponent bots (a spec)."""
     learned: str | None = None
     """The spec of the task's shipped learned agent, the ladder's learned rung; None while the table has none."""
+    learned_sha256: str | None = None
+    """The sha256 of the weights the learned rung plays under this protocol version: other weights are refused."""
     protocol: int = 1
     """The version of this task's scoring protocol (`euchre_lab.protocol`): bumped when its ladder changes."""
 
@@ -75,7 +77,8 @@ class Task:
 TASKS: dict[str, Task] = {
     t.name: t
     for t in (
-        Task("standard", 1, "397ea0acfacfa80b", learned="ppo"),
+        Task("standard", 1, "397ea0acfacfa80b", learned="ppo",
+             learned_sha256="6e97eb1f0a1804f9eb1c042e5681e74f4446eb265800b0a78ff1123d9b9a652e"),
         Task("no-stick", 1, "fa6f35e97b8c747b"),
         Task("openspiel", 1, "e1e7af0f673c5623"),
         Task("joker32", 1, "dd0048b064b81333"),

@@ -79,6 +79,17 @@ def ladder_note(task: Task) -> str:
     return f"mean of the margins per hand against {', '.join(names)}, equally weighted{missing}"
 
 
+def check_ladder(task: Task) -> None:
+    """Refuse to score when the learned rung plays other weights than the task's protocol version pins: the
+    scores would not be comparable (a new agent is a new protocol version, `Task.protocol`)."""
+    if task.learned is None:
+        return
+    played = bot_weights(task.rules, [task.learned]).get(task.learned)
+    if played != task.learned_sha256:
+        raise ValueError(f"the learned rung {task.learned!r} plays weights sha256 {played}, but {task.name} protocol "
+                         f"{task.protocol} pins {task.learned_sha256}: restore those weights, or make a new protocol version")
+
+
 def engine_of(task: Task) -> Engine:
     """The engine of the protocol's matches: the task's rules, one hand per game."""
     return Engine(task.rules, episode=EPISODE_HAND)

@@ -46,6 +46,7 @@ def checked(args: Any) -> tuple[Any, str, Path]:
         raise OptionError(f"--task scores exactly one BOT, got {args.bots or 'none'}")
     check_ranges(args, {"workers": at_least(1)})
     check_bots(task.rules, [args.bots[0]])
+    protocol.check_ladder(task)
     bot = args.bots[0]
     out = Path(args.out) if args.out else Path("results") / f"score_{task.name}_{''.join(c if c.isalnum() or c in '._-' else '_' for c in bot)}"
     if out.exists() and not out.is_dir():

@@ -33,6 +33,16 @@ def test_the_ladder_has_a_learned_rung_only_where_the_task_ships_an_agent():
     assert protocol.DEVELOPMENT_SEED != protocol.EVALUATION_SEED
 
 
+def test_the_learned_rung_plays_the_weights_its_protocol_version_pins():
+    import dataclasses
+
+    protocol.check_ladder(TASKS["standard-v1"])  # the shipped file is the pinned one
+    changed = dataclasses.replace(TASKS["standard-v1"], learned_sha256="0" * 64)
+    with pytest.raises(ValueError, match="pins 0{64}: restore those weights, or make a new protocol version"):
+        protocol.check_ladder(changed)
+    protocol.check_ladder(TASKS["no-stick-v1"])
+
+
 def test_the_headline_interval_counts_the_correlation_of_matches_on_shared_deals():
     rng = np.random.default_rng(0)
     y, x = rng.normal(0.2, 3, 400), np.full(400, 2.0)
