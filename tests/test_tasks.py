@@ -75,5 +75,6 @@ def test_each_task_has_its_page_with_a_version_history():
         page = (ROOT / "docs" / "tasks" / f"{task.table}.md").read_text()
         assert f"`{name}`" in page and task.fingerprint in page and f"`{task.gym_id}`" in page, name
         assert "## Version history" in page and f"| {task.version} |" in page, name
+        assert task.learned_sha256 is None or task.learned_sha256 in page, name
         assert f"(tasks/{task.table}.md)" in index, name
 
