@@ -223,6 +223,8 @@ def checked_options(args: Args) -> tuple[Args, Rules, dict[str, Any], dict[str, 
     """Every option checked before anything is played: the args, rules, `play_match` keywords, the results'
     config and the results folder (connected to Ray when asked)."""
     rules = Rules.from_dict(args.rules)
+    if args.quick or args.dev:
+        raise ValueError(f"--{'quick' if args.quick else 'dev'} goes with --task TASK (the scoring protocol)")
     if args.round_robin and args.bots:
         raise ValueError("give either two bots or --round-robin, not both")
     if not args.round_robin and len(args.bots) != 2:

@@ -133,6 +133,7 @@ EVALUATE_ROWS = [
     ("task_with_hands", ["--task", "standard-v1", "random", "--hands", "10", "--seed", "3"],
      "--task fixes the rules, deals, pairs and chunk of the protocol; drop --hands --seed"),
     ("task_two_bots", ["--task", "standard-v1", "random", "heuristic"], "--task scores exactly one BOT, got ['random', 'heuristic']"),
+    ("quick_without_task", ["heuristic", "random", "--quick"], "--quick goes with --task TASK (the scoring protocol)"),
     ("task_unknown_module", ["--task", "no-stick-v1", "nomodule:policy"], "cannot import module 'nomodule' for the bot spec"),
     ("outside_missing_attr", ["FILES/userbots.py:nothing", "random"], "'FILES/userbots.py' has no attribute 'nothing'"),
     ("outside_missing_file", ["FILES/none.py:policy", "random"], "outside bot file 'FILES/none.py' not found"),
