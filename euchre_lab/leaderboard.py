@@ -80,7 +80,7 @@ def plot(records: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     rows = records[::-1]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.6 * len(rows)))
+    fig, ax = plt.subplots(figsize=(9, 1.6 + 0.6 * len(rows)))
     for y, r in enumerate(rows):
         s = r["score"]
         ax.errorbar(s["value"], y, xerr=[[s["value"] - s["low"]], [s["high"] - s["value"]]], fmt="o", color="black",
@@ -91,7 +91,7 @@ def plot(records: list[dict[str, Any]], path: Path) -> None:
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("margin per hand (points), 95% interval")
     ax.set_title("the scoring protocol's leaderboard")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
