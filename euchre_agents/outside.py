@@ -107,6 +107,14 @@ class PolicyFunction(Agent):
         return actions
 
 
+def _source_file(obj: Any) -> str | None:
+    """The file that defines the user's function or class (it may live in another module than the one named)."""
+    try:
+        return inspect.getsourcefile(obj)
+    except TypeError:
+        return None
+
+
 def _reporting(act: Callable, spec: str) -> Callable:
     """The user's Agent's `act`, with any exception it raises turned into a one-line `BotError` naming the spec."""
 
@@ -121,7 +129,7 @@ def _reporting(act: Callable, spec: str) -> Callable:
 
 def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     """The bot an outside spec names (see the module docstring), its `source_sha256` the sha256 of the file
-    its code came from."""
+    that defines ATTR."""
     target, _, attr = spec.rpartition(":")
     module = _load_module(target)
     obj = _attribute(module, target, attr)
@@ -137,6 +145,6 @@ def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
         agent.act = _reporting(agent.act, spec)
     else:
         agent = PolicyFunction(engine, obj, spec, seed)
-    source = getattr(module, "__file__", None)
+    source = _source_file(obj) or getattr(module, "__file__", None)
     agent.source_sha256 = file_sha256(source) if source else None
     return agent

@@ -77,6 +77,13 @@ def test_a_plain_function_gets_the_bots_seeded_generator_so_workers_do_not_chang
     assert np.array_equal(first.act(obs, mask), again.act(obs, mask))
 
 
+def test_the_source_digest_is_of_the_file_that_defines_the_bot(user_folder):
+    (user_folder / "mypackage").mkdir()
+    (user_folder / "mypackage" / "__init__.py").write_text("from userbots import lowest as first\n")
+    agent = make_agent("mypackage:first", Engine())
+    assert agent.source_sha256 == file_sha256(user_folder / "userbots.py")
+
+
 def test_registered_names_win_over_a_module_of_the_same_name(user_folder):
     (user_folder / "pimc.py").write_text("def worlds(observation):\n    raise AssertionError('never loaded')\n")
     with pytest.raises(ValueError, match="pimc option worlds takes a number"):
