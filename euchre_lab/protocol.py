@@ -8,10 +8,8 @@ but the bot (never on --workers or Ray). The headline is the equal-weight mean o
 against the headline rungs, with a delta-method interval over the shared pairs
 (`euchre_lab.estimates.mean_of_ratios`); `random` is a sanity rung reported beside it.
 
-Budget (protocol 1), for a bot as fast as the shipped `ppo` on 2 cores: `pimc` plays about 28 hands/s per
-worker, so its 10,000 pairs (20,000 hands) take 20,000 / 56 = 357 s; the `heuristic` and learned rungs
-play over 700 hands/s per worker (under 15 s each) and `random` 2,000 hands: about 6.5 minutes in all,
-under the 15 allowed. docs/tasks.md states it with the measured time.
+The pair counts are sized so that a bot as fast as the shipped `ppo` is scored in under 15 minutes on 2 cores;
+docs/tasks.md gives the arithmetic and the measured time.
 """
 
 from __future__ import annotations
