@@ -131,10 +131,12 @@ def vector_loop(n: int, seed: int, warmup: int, copy: bool = True) -> Iterator[i
         yield 8 * n
 
 
-def aec_loop(env, seed: int, warmup: int = 500) -> Iterator[int]:
+def aec_loop(env, seed: int, warmup: int = 500, numpy_generator: bool = False) -> Iterator[int]:
     """`env.last()` + `env.step(random legal action)`, resetting after each hand, 64 decisions per yield
-    (the first `warmup` decisions, which compile what they run, before the first yield)."""
+    (the first `warmup` decisions, which compile what they run, before the first yield). The action is drawn
+    with `random.Random`, or with `numpy_generator` as the README's loop draws it (`legal[rng.integers(n)]`)."""
     rnd = random.Random(seed)
+    rng = np.random.default_rng(seed)
     env.reset(seed=seed)
 
     def play(count: int) -> None:
@@ -144,7 +146,8 @@ def aec_loop(env, seed: int, warmup: int = 500) -> Iterator[int]:
                 env.reset()
                 continue
             legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[int(rnd.random() * legal.size)]))
+            pick = rng.integers(legal.size) if numpy_generator else int(rnd.random() * legal.size)
+            env.step(int(legal[pick]))
 
     play(warmup)
     while True:

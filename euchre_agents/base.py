@@ -41,6 +41,8 @@ class Agent(abc.ABC):
     """True if `act` must also be given the engine state and the rows acted on."""
     weights_sha256: str | None = None
     """The sha256 of the weights file a learned bot plays, recorded in results (None: no weights)."""
+    source_sha256: str | None = None
+    """The sha256 of the user's source file an outside bot (`MODULE:ATTR`, `PATH.py:ATTR`) was loaded from."""
 
     def __init__(self, engine: Engine, seed: int | None = None):
         self.engine = engine

@@ -1,4 +1,4 @@
-"""Build a bot from a spec string (`random`, `pimc:worlds=20`, `ppo:run/ckpt.pt`); register more names.
+"""Build a bot from a spec string (`random`, `pimc:worlds=20`, `ppo:run/ckpt.pt`, the user's `MODULE:ATTR`); register more names.
 
 Starts with the bundled bots (`euchre_agents.builtin`). This is also the bot registry the single-agent env
 finds through the `euchre_env.bots` entry point, so `EuchreSingle-v0` builds bots without
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from euchre_agents.base import Agent
 from euchre_agents.builtin import AgentFactory, builtin_factories
+from euchre_agents.outside import USAGE, is_outside_spec, make_outside
 from euchre_env.engine import Engine
 
 
@@ -23,11 +24,15 @@ def registered() -> list[str]:
 
 
 def make_agent(spec: str, engine: Engine, seed: int | None = None) -> Agent:
-    """Build a bot from a command-line spec such as `random`, `pimc:worlds=20` or `ppo:run/ckpt.pt`."""
+    """Build a bot from a command-line spec such as `random`, `pimc:worlds=20` or `ppo:run/ckpt.pt`; a spec
+    whose name is not registered and that reads `MODULE:ATTR` or `PATH.py:ATTR` loads the user's own bot
+    (`euchre_agents.outside`): registered names win."""
     name, _, arg = spec.partition(":")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name](engine, arg, seed)
+    if name in _REGISTRY:
+        return _REGISTRY[name](engine, arg, seed)
+    if is_outside_spec(spec):
+        return make_outside(spec, engine, seed)
+    raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}; or your own as {USAGE}")
 
 
 _REGISTRY: dict[str, AgentFactory] = builtin_factories(make_agent)

@@ -17,7 +17,7 @@ who leads, scoring, game target) come from one `euchre_env.Rules` config and are
 `euchre_env.engine`; this module only translates.
 
 ### Arguments
-`euchre_v0.env(rules=Rules(), episode="hand", reward="points", render_mode=None, max_hands=10_000)`
+`euchre_v0.env(rules=Rules(), episode="hand", reward="points", render_mode=None, max_hands=10_000, task=None)`
 (the defaults every env shares, `euchre_env.defaults.ENV_DEFAULTS`; docs/environment.md)
 - `rules`: a `Rules` config (defaults follow the primary rules document).
 - `episode`: `"hand"` ends after one hand, `"game"` plays hands until a side reaches
@@ -25,6 +25,7 @@ who leads, scoring, game target) come from one `euchre_env.Rules` config and are
 - `reward`: `"points"` pays, at the end of every hand, each player its team's points minus the other
   team's for that hand; `"win"` pays +1/-1 when the episode ends (0 for a thrown-in hand).
 - `render_mode`: `None`, `"ansi"` (returns the table as text) or `"human"` (prints it).
+- `task`: a task's name (`"standard-v1"`, `euchre_env.tasks`), which fixes the rules, episode and reward.
 - `max_hands`: a safety net against endless episodes. Once this many hands are over (scored or thrown
   in) and the episode is not, every agent is truncated (`truncations[a] = True`, `terminations` stay
   False) and steps out with `None`, as PettingZoo expects. Real play never reaches the default 10,000;
@@ -82,6 +83,7 @@ from euchre_env.engine import (
 )
 from euchre_env.record import legal_mask
 from euchre_env.rules import Rules
+from euchre_env.tasks import task_settings
 from euchre_env.truncation import check_max_hands
 
 AGENTS = [f"player_{i}" for i in range(NUM_SEATS)]
@@ -112,8 +114,10 @@ class raw_env(AECEnv):
         reward: str = ENV_DEFAULTS.reward,
         render_mode: str | None = None,
         max_hands: int | None = ENV_DEFAULTS.max_hands,
+        task: str | None = None,
     ):
         super().__init__()
+        rules, episode, reward = task_settings(task, rules, episode, reward)
         self.max_hands = check_max_hands(max_hands)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']} or None")

@@ -16,6 +16,12 @@ import numpy as np
 from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import Engine, EuchreState
 
+
+
+class BotError(ValueError):
+    """A bot failed while playing: an illegal action, a malformed answer, or an exception of the user's code."""
+
+
 DecisionHook = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], "np.ndarray | None"]
 
 
@@ -41,7 +47,7 @@ def act(
     """The bot's (n,) int64 actions for n decisions, checked to be legal.
 
     `state, rows` (the engine state and the rows decided on) reach the bot only when it declares
-    `needs_full_state`. A wrong shape or dtype, or an illegal action, raises ValueError naming the bot
+    `needs_full_state`. A wrong shape or dtype, or an illegal action, raises `BotError` naming the bot
     (`label`, else its name); `engine` (default: the bot's own) names the actions in the message.
     """
     mask = np.asarray(mask, bool)
@@ -53,14 +59,14 @@ def act(
     n = mask.shape[0]
     name = bot_label(bot) if label is None else label
     if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-        raise ValueError(f"bot {name!r} returned {actions.shape} {actions.dtype} actions for {n} decisions")
+        raise BotError(f"bot {name!r} returned {actions.shape} {actions.dtype} actions for {n} decisions")
     bad = np.flatnonzero((actions < 0) | (actions >= mask.shape[1]))
     if not bad.size:
         bad = np.flatnonzero(~mask[np.arange(n), actions])
     if bad.size:
         engine = engine if engine is not None else getattr(bot, "engine", None)
         i = int(bad[0])
-        raise ValueError(
+        raise BotError(
             f"bot {name!r} chose the illegal action {_action_text(engine, int(actions[i]))}; legal: "
             + ", ".join(_action_text(engine, int(a)) for a in np.flatnonzero(mask[i]))
         )

@@ -2,6 +2,8 @@
 
     import gymnasium, euchre_env
     env = gymnasium.make("EuchreSingle-v0", partner="heuristic", opponents="random")
+    env = gymnasium.make("Euchre-standard-v1")                   # a task: its rules, and its partner and opponents
+    env = gymnasium.make("Euchre-standard-v1", opponents="pimc")  # keywords override the task's bots
 
 | Observation | Box(0, high, (D,), float32): the learner's information state (the engine's encoding) |
 | Actions     | Discrete(A): the engine's action ids (cards, pass, suits, alone, partner)            |
@@ -40,11 +42,14 @@ from euchre_env.defaults import ENV_DEFAULTS
 from euchre_env.engine import Engine, EuchreState, OneGame, Phase, game_key
 from euchre_env.play import play
 from euchre_env.rules import Rules
+from euchre_env.tasks import get_task, task_settings
 from euchre_env.truncation import check_max_hands
 
 _HAND_OVER = int(Phase.HAND_OVER)
 ILLEGAL_RANDOM = "random"
 ILLEGAL_RAISE = "raise"
+DEFAULT_BOT = "random"
+"""The partner and opponents of an env made without a task (a task seats its own, `Task.partner`, `Task.opponents`)."""
 BOT_REGISTRY_GROUP = "euchre_env.bots"
 """Entry-point group naming a function `make(spec, engine, seed=...) -> bot` that builds bots from specs."""
 
@@ -80,14 +85,18 @@ class EuchreSingleEnv(gymnasium.Env):
         self,
         rules: Rules | dict | None = None,
         seat: int = 0,
-        partner: Any = "random",
-        opponents: Any = "random",
+        partner: Any = None,
+        opponents: Any = None,
         episode: str = ENV_DEFAULTS.episode,
         reward: str = ENV_DEFAULTS.reward,
         illegal_action: str = ILLEGAL_RANDOM,
         max_hands: int | None = ENV_DEFAULTS.max_hands,
+        task: str | None = None,
     ):
         self.max_hands = check_max_hands(max_hands)
+        rules, episode, reward = task_settings(task, rules, episode, reward)
+        seated = (get_task(task).partner, get_task(task).opponents) if task is not None else (DEFAULT_BOT, DEFAULT_BOT)
+        partner, opponents = (seated[0] if partner is None else partner), (seated[1] if opponents is None else opponents)
         if isinstance(rules, dict):
             rules = Rules.from_dict(rules)
         if seat not in range(NUM_SEATS):

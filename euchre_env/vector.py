@@ -26,6 +26,7 @@ per game uniformly in compiled code, for random play and random opponents.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import gymnasium
@@ -44,14 +45,20 @@ from euchre_env.record import DEAL_COUNT, blank_record, get_legal, load_rows, st
 from euchre_env.rows import row_view, unowned
 from euchre_env.rules import Rules
 from euchre_env.state import FIELDS
+from euchre_env.tasks import task_settings
 from euchre_env.truncation import check_max_hands
 
 _DTYPE = {name: dtype for name, dtype, _, _ in FIELDS}
+_UNHELD_REFS = 2
+"""`sys.getrefcount` of an array that only `EuchreVectorEnv._returned` holds (its list, and the call's argument)."""
 
 
 class EuchreVectorEnv(VectorEnv):
     """N Euchre games stepped together. Same engine and observation encoding as `euchre_v0`.
 
+    `task="standard-v1"` (a name of `euchre_env.tasks`) fixes the rules, episode and reward to the task's.
+    `copy=True` (the default) returns arrays that are the caller's for as long as it refers to them; one it has
+    let go of is reused for a later step (so that 65,536 games do not map a fresh 127 MB every step).
     `copy=False` returns one observation buffer that every reset and step overwrites (as Gymnasium's
     vector envs do with `copy=False`): faster for large N, but an observation kept across a step
     must be copied by the caller. `obs_dtype=np.uint8` returns the same cells as uint8 (4x less
@@ -76,8 +83,10 @@ class EuchreVectorEnv(VectorEnv):
         copy: bool = True,
         max_hands: int | None = ENV_DEFAULTS.max_hands,
         obs_dtype: type = np.float32,
+        task: str | None = None,
     ):
         self.max_hands = check_max_hands(max_hands)
+        rules, episode, reward = task_settings(task, rules, episode, reward)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.num_envs = int(num_envs)
@@ -101,6 +110,8 @@ class EuchreVectorEnv(VectorEnv):
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         self.copy = bool(copy)
         self._obs_buffer: np.ndarray | None = None
+        self._returned: dict[str, list[np.ndarray]] = {}
+        """The output arrays of the last two steps by kind, reused once the caller has let go of them (`_unheld`)."""
         self._first_deal: np.ndarray | None = None
         """(N,) each game's `deal_count` when its episode began (for `max_hands`)."""
         self._records: np.ndarray | None = None
@@ -173,12 +184,27 @@ class EuchreVectorEnv(VectorEnv):
     def _outputs(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Arrays for one call's observations (the reused buffer with `copy=False`), legal masks and seats."""
         if self.copy:
-            obs = np.empty((n, self.engine.observation_size), self.obs_dtype)
+            obs = self._unheld("obs", (n, self.engine.observation_size), self.obs_dtype)
         else:
             if self._obs_buffer is None or self._obs_buffer.shape[0] != n:
                 self._obs_buffer = np.empty((n, self.engine.observation_size), self.obs_dtype)
             obs = self._obs_buffer
-        return obs, np.empty((n, self.engine.num_actions), bool), np.empty(n, np.int64)
+        return obs, self._unheld("legal", (n, self.engine.num_actions), bool), self._unheld("to_play", (n,), np.int64)
+
+    def _unheld(self, kind: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """A new array for a step's output: one of the last two of this kind the env returned if nobody refers to
+        it any more (no name, view, tensor or buffer of the caller's), else a fresh one. At 65,536 games a fresh
+        observation array is 127 MB that the OS maps page by page as the step writes it, at every step."""
+        returned = self._returned.setdefault(kind, [])
+        out = None
+        for i in range(len(returned)):
+            if returned[i].shape == shape and sys.getrefcount(returned[i]) <= _UNHELD_REFS:
+                out = returned.pop(i)
+                break
+        if out is None:
+            out = np.empty(shape, dtype)
+        self._returned[kind] = [*returned[-1:], out]
+        return out
 
     def step(
         self, actions: np.ndarray

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from euchre_env.cards import NUM_SEATS
 from euchre_env.extras import require
+from euchre_env.play import BotError
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.cli import OptionError, at_least, between, check_ranges, fail, given_options, layered, option_parser
 from euchre_play.table import PERSON, SEAT_NAMES
@@ -130,7 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from euchre_play.terminal import TerminalGame
 
     seat = None if options.watch else options.seat
-    return TerminalGame(table, seat, Console(highlight=False), delay=options.delay).run()
+    try:
+        return TerminalGame(table, seat, Console(highlight=False), delay=options.delay).run()
+    except BotError as err:  # a bot of the user's code that raised or chose an illegal action
+        return fail(SCRIPT, err)
 
 
 def web_main(options: PlayOptions, rules: Rules) -> int:

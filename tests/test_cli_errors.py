@@ -128,6 +128,19 @@ EVALUATE_ROWS = [
      f"FILES/ppo_results already holds the results of another match (ppo:{EXPORT} played weights sha256 {OLD_DIGEST} "
      f"there and plays {file_sha256(EXPORT)} here); pass --out DIR or --overwrite"),
     ("unknown_flag", ["heuristic", "random", "--hand", "10"], "unrecognized arguments: --hand 10"),
+    ("task_unknown", ["--task", "standard-v9", "ppo"],
+     "unknown task 'standard-v9'; known tasks: standard-v1, no-stick-v1, openspiel-v1, joker32-v1, lone-defender-v1"),
+    ("task_with_hands", ["--task", "standard-v1", "random", "--hands", "10", "--seed", "3"],
+     "--task fixes the rules, deals, pairs and chunk of the protocol; drop --hands --seed"),
+    ("task_two_bots", ["--task", "standard-v1", "random", "heuristic"], "--task scores exactly one BOT, got ['random', 'heuristic']"),
+    ("quick_without_task", ["heuristic", "random", "--quick"], "--quick goes with --task TASK (the scoring protocol)"),
+    ("task_unknown_module", ["--task", "no-stick-v1", "nomodule:policy"], "cannot import module 'nomodule' for the bot spec"),
+    ("outside_missing_attr", ["FILES/userbots.py:nothing", "random"], "'FILES/userbots.py' has no attribute 'nothing'"),
+    ("outside_missing_file", ["FILES/none.py:policy", "random"], "outside bot file 'FILES/none.py' not found"),
+    ("outside_illegal", ["FILES/userbots.py:illegal", "random", "--hands", "4", "--out", "FILES/illegal_out", "--no-progress"],
+     "bot 'FILES/userbots.py:illegal' chose the illegal action"),
+    ("outside_raises", ["--task", "standard-v1", "FILES/userbots.py:broken", "--out", "FILES/broken_out"],
+     "bot 'FILES/userbots.py:broken' raised ZeroDivisionError: division by zero"),
 ]
 
 SCRIPT_ROWS = [
@@ -186,6 +199,9 @@ def make_scratch(base: Path) -> None:
     (files / "list.yaml").write_text("- num_envs\n- 8\n")
     (files / "unknown.yaml").write_text("num_env: 8\n")
     (files / "overwrite.yaml").write_text("overwrite: true\n")
+    (files / "userbots.py").write_text("import numpy as np\n\ndef illegal(observation):\n"
+                                       "    return int(np.flatnonzero(observation['action_mask'] == 0)[0])\n\n"
+                                       "def broken(observation):\n    return 1 / 0\n")
     (files / "results").mkdir()
     config = {"bots": ["heuristic", "random"], "round_robin": [], "hands": 10, "games": None, "seed": 0, "chunk": 500, "rules": {}}
     (files / "results" / "match.json").write_text(json.dumps({"config": config, "match": {}}))
@@ -272,6 +288,7 @@ def test_bad_inputs_write_nothing(train_results, evaluate_results, scratch):
     assert not (scratch / "results").exists() and not (scratch / "runs" / "ppo").exists()
     assert sorted(p.name for p in (scratch / "files" / "results").iterdir()) == ["match.json"]
     assert sorted(p.name for p in (scratch / "files" / "ppo_results").iterdir()) == ["match.json"]
+    assert not (scratch / "files" / "illegal_out").exists() and not (scratch / "files" / "broken_out").exists()
 
 
 @pytest.mark.parametrize(

@@ -109,3 +109,13 @@ def test_the_wheel_installs_only_euchre_names_and_bundles_the_shipped_agent(tmp_
     assert read.returncode == 0, read.stderr
     ppo, tiny = (yaml.safe_load((ROOT / "configs" / name).read_text()) for name in ("ppo.yaml", "ppo_tiny.yaml"))
     assert read.stdout.split() == [str(ppo["total_timesteps"]), str(tiny["num_envs"])]
+
+
+def test_the_citation_and_the_changelog_name_the_packages_version():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert citation["cff-version"] and str(citation["version"]) == euchre_env.__version__
+    versions = [line.split()[1] for line in (ROOT / "CHANGELOG.md").read_text().splitlines() if line.startswith("## ")]
+    assert euchre_env.__version__ in versions and versions[0] in ("Unreleased", euchre_env.__version__)
+    import euchre_agents, euchre_lab, euchre_play
+
+    assert euchre_agents.__version__ == euchre_lab.__version__ == euchre_play.__version__ == euchre_env.__version__

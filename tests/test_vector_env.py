@@ -3,6 +3,8 @@ rewards, and illegal actions."""
 
 from __future__ import annotations
 
+import weakref
+
 import gymnasium
 import numpy as np
 import pytest
@@ -335,3 +337,18 @@ def test_observe_refuses_bad_seats_and_a_call_before_reset():
     for bad in (4, -1, [0, 1, 2], np.zeros(4, float), np.zeros((4, 1), int)):
         with pytest.raises(ValueError, match="seats must be"):
             env.observe(bad)
+
+
+def test_copy_true_never_overwrites_an_array_the_caller_holds_and_reuses_the_ones_let_go():
+    env = EuchreVectorEnv(16, seed=0)
+    obs, info = env.reset()
+    held = []
+    for _ in range(5):
+        obs, _, _, _, info = env.step(env.random_legal_actions())
+        held.append((obs, obs.copy(), obs[:, :4], info["action_mask"], info["action_mask"].copy()))
+    assert len({id(h[0]) for h in held}) == 5
+    for obs, saved, view, mask, saved_mask in held:
+        assert np.array_equal(obs, saved) and np.array_equal(view, saved[:, :4]) and np.array_equal(mask, saved_mask)
+    del held, obs, saved, view, mask, saved_mask, info
+    seen = [weakref.ref(env.step(env.random_legal_actions())[0]) for _ in range(6)]
+    assert all(ref() is not None for ref in seen) and len({id(ref()) for ref in seen}) <= 2  # no fresh array per step

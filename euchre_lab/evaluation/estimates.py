@@ -91,3 +91,22 @@ def two_sided_p(estimate: Estimate) -> float:
 def p_text(p: float) -> str:
     """A p-value for a report line: `< 1e-12` or `= 0.0312`."""
     return "< 1e-12" if p < 1e-12 else f"= {p:.3g}"
+
+
+def mean_of_ratios(ys: list[np.ndarray], xs: list[np.ndarray]) -> Estimate:
+    """The equal-weight mean of k ratio estimates sum(y_i) / sum(x_i) taken over the *same* units (the pairs of
+    one set of deal keys, each played against k opponents), with its delta-method standard error over units.
+
+    Each ratio's influence on unit p is (y_ip - r_i x_ip) / sum(x_i); the mean's is their mean, so the
+    correlation between the k matches through their shared deals is counted, not assumed away.
+    """
+    if not ys or len(ys) != len(xs) or len({np.size(y) for y in (*ys, *xs)}) != 1:
+        raise ValueError("mean_of_ratios needs k >= 1 matches of the same units (equal lengths)")
+    ys = [np.asarray(y, np.float64) for y in ys]
+    xs = [np.asarray(x, np.float64) for x in xs]
+    n = ys[0].size
+    ratios = [y.sum() / x.sum() for y, x in zip(ys, xs)]
+    influence = sum((y - r * x) / x.sum() for y, x, r in zip(ys, xs, ratios)) / len(ys)
+    value = float(np.mean(ratios))
+    se = math.sqrt(n / (n - 1) * float(influence @ influence)) if n > 1 else math.nan
+    return Estimate(value, se, value - Z * se, value + Z * se)

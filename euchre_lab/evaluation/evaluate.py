@@ -6,6 +6,9 @@
     python evaluate.py --round-robin random heuristic pimc:worlds=20 oracle --hands 10000
     python evaluate.py --config configs/tournament.yaml
     python evaluate.py heuristic pimc --hands 10000 --ray auto         # chunks as tasks on a Ray cluster
+    python evaluate.py --list-tasks                                     # the named tasks and their spaces
+    python evaluate.py --task standard-v1 ppo --out results/ppo_score   # the scoring protocol: score.json
+    python evaluate.py --task standard-v1 my_bot.py:policy --quick      # a smaller run for development
     python evaluate.py --help
 
 A match keeps each finished chunk in OUT/chunks/ until its results are written: stopped part way (Ctrl-C, a
@@ -35,9 +38,10 @@ from typing import Any, Sequence
 
 import yaml
 
+from euchre_env.play import BotError
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray
-from euchre_lab.evaluation import journal
+from euchre_lab.evaluation import journal, scoring
 from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
 from euchre_lab.evaluation.match import (
     DEFAULT_CHUNK,
@@ -50,6 +54,7 @@ from euchre_lab.evaluation.match import (
     play_match,
 )
 from euchre_lab.evaluation.match_result import rules_changes, rules_label
+from euchre_lab.evaluation.protocol import VERSIONS, task_listing, versions
 from euchre_lab.evaluation.ratings import round_robin
 from euchre_lab.evaluation.report import save_match, save_tournament
 
@@ -88,6 +93,14 @@ class Args:
     """show a progress bar with the time left"""
     plots: bool = True
     """draw the plots"""
+    task: str | None = None
+    """score one BOT by the scoring protocol on this task (`--list-tasks`): fixed ladder, seeds and pairs; writes OUT/score.json"""
+    quick: bool = False
+    """with --task: 1/20 of the pairs, for development; its results say they are not comparable"""
+    dev: bool = False
+    """with --task: play the published development seed instead of the evaluation seed (tune on it, report the other)"""
+    list_tasks: bool = False
+    """print the named tasks with their observation and action spaces, and exit"""
 
 
 # ---------------------------------------------------------------------------------------- command line
@@ -206,11 +219,12 @@ def play_continuing(args: Args, rules: Rules, options: dict[str, Any], chunks: P
     return result, hands, read_back
 
 
-def checked_options(argv: Sequence[str] | None) -> tuple[Args, Rules, dict[str, Any], dict[str, Any], Path]:
+def checked_options(args: Args) -> tuple[Args, Rules, dict[str, Any], dict[str, Any], Path]:
     """Every option checked before anything is played: the args, rules, `play_match` keywords, the results'
     config and the results folder (connected to Ray when asked)."""
-    args = parse_args(argv)
     rules = Rules.from_dict(args.rules)
+    if args.quick or args.dev:
+        raise ValueError(f"--{'quick' if args.quick else 'dev'} goes with --task TASK (the scoring protocol)")
     if args.round_robin and args.bots:
         raise ValueError("give either two bots or --round-robin, not both")
     if not args.round_robin and len(args.bots) != 2:
@@ -222,7 +236,8 @@ def checked_options(argv: Sequence[str] | None) -> tuple[Args, Rules, dict[str, 
     check_options(args)
     specs, mode = args.round_robin or args.bots, HANDS if args.games is None else GAMES
     check_bots(rules, specs, mode)
-    config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict(), WEIGHTS: bot_weights(rules, specs, mode)}
+    config = {**dataclasses.asdict(args), **options, "rules": rules.to_dict(), WEIGHTS: bot_weights(rules, specs, mode),
+              VERSIONS: versions(rules)}
     out = Path(args.out) if args.out else default_out(args, rules)
     check_out(out, config, args.overwrite)
     if args.ray is not None:
@@ -231,17 +246,29 @@ def checked_options(argv: Sequence[str] | None) -> tuple[Args, Rules, dict[str, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a match or a round robin from the command line; 0 on success, 2 on a usage error, 130 on Ctrl-C
-    (the finished chunks kept for the same command to continue)."""
+    """Run a match, a round robin or the scoring protocol from the command line; 0 on success, 2 on a usage
+    error (a bot that fails while playing included), 130 on Ctrl-C (the finished chunks kept for the same
+    command to continue)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args, rules, options, config, out = checked_options(argv)
+        args = parse_args(argv)
+        if args.list_tasks:
+            print(task_listing())
+            return 0
+        if args.task is not None:
+            return scoring.main(args, argv)
+        args, rules, options, config, out = checked_options(args)
     except (ValueError, RulesError, OSError, yaml.YAMLError) as error:
         return fail(SCRIPT, error)
     chunks = out / "chunks"
     start = time.perf_counter()
     try:
         result, played, read_back = play_continuing(args, rules, options, chunks)
-    except journal.JournalError as error:
+    except (journal.JournalError, BotError) as error:
+        if isinstance(error, BotError):
+            journal.remove(chunks)
+            if out.is_dir() and not any(out.iterdir()):
+                out.rmdir()
         return fail(SCRIPT, error)
     except KeyboardInterrupt:
         print(f"\n{SCRIPT}: interrupted; {journal.finished_chunks(chunks)} finished chunks are kept in {chunks}: "

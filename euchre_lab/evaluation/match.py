@@ -239,16 +239,17 @@ def mode_and_pairs(hands: int | None, games: int | None) -> tuple[str, int]:
 
 
 def _play_tasks(
-    tasks: list[ChunkTask], workers: int, ray: str | None, progress: bool, unit: str, journal: Journal | None = None
+    tasks: list[ChunkTask], workers: int, ray: str | None, progress: bool, unit: str, journal: Journal | None = None,
+    label: str | None = None,
 ) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-    """Every task's outcomes by (match, chunk), played on the chosen backend, with a progress bar; chunks the
-    journal holds are read back, and each chunk played is recorded there as it arrives."""
+    """Every task's outcomes by (match, chunk), played on the chosen backend, with a progress bar (`label` in
+    front of it); chunks the journal holds are read back, and each chunk played is recorded there as it arrives."""
     chunks: dict[tuple[int, int], dict[str, np.ndarray]] = {}
     if journal is not None:
         chunks = {(t.match, t.index): out for t in tasks if (out := journal.load(t.match, t.index)) is not None}
     todo = [t for t in tasks if (t.match, t.index) not in chunks]
     total, done = 2 * sum(t.keys.size for t in tasks), 2 * sum(out["a_points"].size for out in chunks.values())
-    with tqdm(total=total, initial=done, unit=unit, disable=not progress) as bar:
+    with tqdm(total=total, initial=done, unit=unit, disable=not progress, desc=label) as bar:
         if not todo:
             return chunks
         with contextlib.closing(run_tasks(run_chunk, todo, workers=workers, ray=ray)) as results:
@@ -305,6 +306,7 @@ def play_matches(
     progress: bool = False,
     ray: str | None = None,
     journal: str | Path | None = None,
+    label: str | None = None,
 ) -> list[MatchResult]:
     """Duplicate matches for several pairings on the same deal keys: `hands` single hands or `games` games to the target.
 
@@ -315,6 +317,7 @@ def play_matches(
     a Ray started for the call) chunks run as Ray tasks instead, with the same results. With `journal` (a
     folder; bots given as specs) each finished chunk is kept there, and a call with the same settings plays
     only the chunks it lacks; a journal of other settings is refused (`euchre_lab.evaluation.journal.JournalError`).
+    `label` goes in front of the progress bar.
     """
     rules = rules_of(engine_or_rules)
     mode, pairs = mode_and_pairs(hands, games)
@@ -331,7 +334,7 @@ def play_matches(
     keys = game_keys(seed, pairs)
     tasks = chunk_tasks(rules, mode, pairings, keys, seed, chunk)
     record = None if journal is None else Journal(journal, match_identity(rules, mode, pairs, seed, chunk, pairings, weights))
-    chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game", record)
+    chunks = _play_tasks(tasks, 1 if in_process else workers, ray, progress, "hand" if mode == HANDS else "game", record, label)
     num_chunks = len(range(0, pairs, chunk))
     return [
         _match_result(a, b, [chunks[m, c] for c in range(num_chunks)], mode, seed, chunk, rules, keys, weights)
@@ -346,5 +349,5 @@ def play_match(
     **options: Any,
 ) -> MatchResult:
     """A duplicate match of A against B: `play_matches` of the one pairing, with its keywords
-    (hands or games, seed, workers, chunk, progress, ray, journal)."""
+    (hands or games, seed, workers, chunk, progress, ray, journal, label)."""
     return play_matches(engine_or_rules, [(spec_a, spec_b)], **options)[0]

@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int | None:
         sys.exit(fail("train.py", e))
     from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
+    from euchre_env.play import BotError
     from euchre_lab.training import exploit
     from euchre_lab.making.driver import main as make
     from euchre_lab.making.options import wants_make
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int | None:
             shutil.rmtree(run_folder(args))
         announce(args)
         stage_functions[args.stage](dataclasses.replace(args, overwrite=False), inputs)
-    except (OptionError, CheckpointError, RulesError) as e:
+    except (OptionError, CheckpointError, RulesError, BotError) as e:
         sys.exit(fail(SCRIPT, e))
     except KeyboardInterrupt:
         print(interrupted_message(args), file=sys.stderr)
