@@ -93,6 +93,7 @@ def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for opponent in ("pimc", "heuristic"):
@@ -102,6 +103,7 @@ def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
             y = [m["value"] for _, m in points]
             err = [[m["value"] - m["low"] for _, m in points], [m["high"] - m["value"] for _, m in points]]
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent}")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("iteration (0: the bootstrap)")
     ax.set_ylabel("margin, points per hand (95% interval)")
