@@ -132,7 +132,7 @@ def test_the_leaderboard_is_drawn_from_the_comparable_score_files(tiny_protocol,
         assert evaluate.main(argv) == 0
     page = tiny_protocol / "page.md"
     page.write_text(f"# Bench\n\n{leaderboard.START}\nold table\n{leaderboard.END}\n\nafter\n")
-    argv = ["--results", "results", "--page", str(page), "--figure", str(tiny_protocol / "board.png")]
+    argv = ["results", "--page", str(page), "--figure", str(tiny_protocol / "board.png")]
     assert leaderboard.main(argv) == 0
     text = page.read_text()
     assert "old table" not in text and text.endswith("after\n") and "![the leaderboard](board.png)" in text
@@ -140,6 +140,6 @@ def test_the_leaderboard_is_drawn_from_the_comparable_score_files(tiny_protocol,
     assert len(rows) == 1 and "`userbots:uniform`" in rows[0] and "results/full" in rows[0]
     assert (tiny_protocol / "board.png").stat().st_size > 0
     capsys.readouterr()
-    assert leaderboard.main(["--results", str(tiny_protocol / "nothing"), "--page", str(page)]) == 2
+    assert leaderboard.main([str(tiny_protocol / "nothing"), "--page", str(page)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "holds no comparable score.json" in error

@@ -1,7 +1,7 @@
 """The leaderboard: every comparable score file under a folder, as a table in docs/benchmarks.md and a figure.
 
-    python -m euchre_lab.evaluation.leaderboard                       # experiments/results -> docs/benchmarks.md, docs/leaderboard.png
-    python -m euchre_lab.evaluation.leaderboard --results DIR --page PAGE --figure PNG
+    python -m euchre_lab.evaluation.leaderboard RESULTS                 # -> docs/benchmarks.md, docs/leaderboard.png
+    python -m euchre_lab.evaluation.leaderboard RESULTS --page PAGE --figure PNG
 
 Reads each `score.json` that `evaluate.py --task` wrote (a `--quick` one is left out: it is not comparable),
 groups them by task and protocol version (scores of different protocol versions are never ranked together),
@@ -27,8 +27,8 @@ START, END = "<!-- leaderboard -->", "<!-- /leaderboard -->"
 class Options:
     """The leaderboard's command line (field docstrings are its --help)."""
 
-    results: str = "experiments/results"
-    """folder searched (recursively) for score.json files"""
+    results: str = ""
+    """folder searched (recursively) for score.json files: the project's are under its experiments' results"""
     page: str = "docs/benchmarks.md"
     """the Markdown page whose leaderboard section is rewritten"""
     figure: str = "docs/leaderboard.png"
@@ -100,7 +100,8 @@ def plot(records: list[dict[str, Any]], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the page's leaderboard and its figure; 2 with one line for a bad input."""
     try:
-        options = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv)
+        options = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv,
+                                 positional={"results": dict(metavar="RESULTS")})
         records = read_scores(Path(options.results))
         if not records:
             raise OptionError(f"{options.results} holds no comparable score.json (evaluate.py --task writes them)")
