@@ -211,6 +211,20 @@ def test_the_default_preset_is_the_options_defaults():
     assert {k: preset[k] for k in PRESET_KEYS} == {k: v for k, v in dataclasses.asdict(Args()).items() if k in PRESET_KEYS}
 
 
+@pytest.mark.parametrize("flags, says", [
+    (["--labels", "pimc"], "labels='pimc' is not one of rollout, true"),
+    (["--hands", "8"], "--hands must be 16 or more, got 8"),
+    (["--network", "{hidden_size: 0, num_layers: 1}"], "network must set hidden_size and num_layers to whole numbers of 1 or more"),
+    (["--rules", "deck=28"], "Rules.deck=28 is not allowed: expected 24 or 32"),
+    (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
+])
+def test_a_bad_option_is_one_line_and_writes_nothing(flags, says, tmp_path):
+    refused = make(tmp_path, *flags)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.startswith("train.py: error: ") and says in refused.stderr, refused.stderr
+    assert not any(tmp_path.iterdir())
+
+
 def test_train_py_dispatches_the_method_by_stage_or_preset():
     from euchre_lab.making.options import wants_make
 
