@@ -229,7 +229,10 @@ def profile(journal: dict[str, Any]) -> list[tuple[str, float, float]]:
 
 
 def _margin(m: dict[str, float] | None) -> str:
-    return "" if m is None else f"{m['value']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]"
+    """A journaled estimate (a match's margin, the probe's gain) as `Estimate` prints it; "" for none."""
+    from euchre_lab.evaluation.estimates import Estimate
+
+    return "" if m is None else str(Estimate(**m))
 
 
 def write_card(run: Any, final: str, path: Path) -> dict[str, Any]:
