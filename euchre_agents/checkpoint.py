@@ -313,6 +313,15 @@ def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None
     save_policy(policy, dst)
 
 
+def carry_policy(src: str, dst: str | IO[bytes], rules: Rules) -> None:
+    """Write a play-only copy of a checkpoint for other rules whose spaces are the same, its weights unchanged (the
+    first agent of a table, made from another table's); a `CheckpointMismatchError` when the spaces differ."""
+    policy = play_policy(src)
+    engine = Engine(rules)
+    check_compatible(policy, engine, f"checkpoint {src!r}", other_rules=True)
+    save_policy(dict(policy, rules=rules.to_dict(), observation=observation_signature(engine)), dst)
+
+
 def average_policies(srcs: list[str], dst: str | IO[bytes]) -> None:
     """Write the play-only policy whose every weight is the mean of the checkpoints' (a "model soup"): meaningful
     for networks fine-tuned from one start, which stay close in weight space. The checkpoints must share their

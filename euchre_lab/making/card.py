@@ -14,7 +14,7 @@ from euchre_agents.atomic import write_atomic
 from euchre_env import Rules
 from euchre_env.named_tables import table_name
 from euchre_lab.making.journal import FORMAT
-from euchre_lab.making.options import preset_of
+from euchre_lab.making.options import BOOTSTRAP, preset_of
 
 CURVE_FIGURE = "curve.png"
 
@@ -105,7 +105,7 @@ def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent}")
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("iteration (0: the bootstrap)")
+    ax.set_xlabel("iteration (0: the first agent)")
     ax.set_ylabel("margin, points per hand (95% interval)")
     ax.set_title(title)
     ax.legend()
@@ -151,6 +151,7 @@ def card_text(run: Any, final: str) -> str:
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
         f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "
         f"part's end, pauses between commands included",
+        f"- **First agent:** {first_agent(run)}",
         f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",
         "",
         "## Wall time by iteration",
@@ -183,6 +184,15 @@ def card_text(run: Any, final: str) -> str:
     lines += ["", "## Exploitability", "", *probe_lines(run), "",
               "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
     return "\n".join(lines)
+
+
+def first_agent(run: Any) -> str:
+    """What iteration 0 was: the bootstrap, or another table's shipped agent carried over (with its sha256)."""
+    if run.args.start == BOOTSTRAP:
+        return f"a bootstrap: {run.args.bootstrap_hands:,} hands of `heuristic` play labelled double-dummy, distilled into a fresh network"
+    facts = (run.journal.part("bootstrap/carry_over") or {}).get("facts", {})
+    return (f"the {run.args.start} table's shipped agent (`{facts.get('source', '?')}`, sha256 `{facts.get('source_sha256', '?')}`), "
+            f"its weights carried over to this table; the final match against it is `start`")
 
 
 PROBE_STEPS = 2_000_000

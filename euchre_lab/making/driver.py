@@ -18,8 +18,8 @@ from euchre_lab.cli import at_least, check_ranges, fail, remove_stale_temp_files
 from euchre_lab.making import card, method
 from euchre_lab.making.journal import Journal
 from euchre_lab.making.method import Part, iteration_name
-from euchre_lab.making.options import (AGENT, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, Args, MakeError, parse_args,
-                                       preset_of, run_folder)
+from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, START, Args,
+                                       MakeError, parse_args, preset_of, run_folder)
 
 FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "distil": 20_000.0, "match_pimc": 56.0,
                   "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
@@ -51,22 +51,31 @@ class MakeRun:
 def iteration_parts(run: MakeRun, k: int) -> list[Part]:
     """The parts of the bootstrap (k = 0) or of iteration k: label, distil, export, the learning-curve matches."""
     a, name = run.args, iteration_name(k)
+    if k == 0 and a.start != BOOTSTRAP:
+        parts = [Part(f"{name}/carry_over", "export", 0, lambda r: method.carry_over(r, a.start, r.folder / START))]
+    else:
+        parts = learning_parts(run, k)
+    for opponent in method.CURVE_OPPONENTS:
+        out = run.folder / "curve" / f"{name}_vs_{opponent}"
+        parts.append(Part(f"{name}/curve_{opponent}", f"match_{opponent}", 2 * a.curve_pairs,
+                          lambda r, o=opponent, out=out: method.match(r, r.agent_path(k), o, a.curve_pairs, method.CURVE_SEED, out)))
+    return parts
+
+
+def learning_parts(run: MakeRun, k: int) -> list[Part]:
+    """Label, distil, export: the bootstrap's (k = 0) or iteration k's way to its agent."""
+    a, name = run.args, iteration_name(k)
     hands = a.bootstrap_hands if k == 0 else a.hands
     previous = None if k == 0 else run.agent_path(k - 1)
     settings = method.teacher_settings(k, previous, a.seed, hands, a.labels)
     folders = max(1, min(k, method.REPLAY)) if k else 1
     epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
     samples = hands * method.DECISIONS_PER_HAND * folders * epochs
-    parts = [
+    return [
         Part(f"{name}/label", f"label_{settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
         Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
         Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
     ]
-    for opponent in method.CURVE_OPPONENTS:
-        out = run.folder / "curve" / f"{name}_vs_{opponent}"
-        parts.append(Part(f"{name}/curve_{opponent}", f"match_{opponent}", 2 * a.curve_pairs,
-                          lambda r, o=opponent, out=out: method.match(r, r.agent_path(k), o, a.curve_pairs, method.CURVE_SEED, out)))
-    return parts
 
 
 def replay_folders(run: MakeRun, k: int) -> list[Path]:
@@ -95,11 +104,21 @@ def final_parts(run: MakeRun) -> list[Part]:
     shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
     if shipped:
         opponents["shipped"] = shipped
+    if run.args.start != BOOTSTRAP:
+        opponents["start"] = f"ppo:{run.folder / START}"
     for key, spec in opponents.items():
         out = run.folder / "final" / f"vs_{key}"
         parts.append(Part(f"{name}/vs_{key}", f"match_{key}", 2 * run.args.final_pairs,
-                          lambda r, s=spec, key=key, out=out: method.match(r, agent, s, r.args.final_pairs, method.FINAL_SEEDS[key], out)))
+                          lambda r, s=spec, key=key, out=out: final_match(r, agent, s, key, out)))
     return parts
+
+
+def final_match(run: MakeRun, agent: Path, spec: str, key: str, out: Path) -> dict[str, Any]:
+    """One final match; the first agent it plays as `start` is written again if the run moved without it."""
+    start = run.folder / START
+    if key == "start" and not start.exists():
+        method.write_start(run, run.args.start, start)
+    return method.match(run, agent, spec, run.args.final_pairs, method.FINAL_SEEDS[key], out)
 
 
 def plan(run: MakeRun) -> list[Part]:
@@ -178,6 +197,7 @@ def prepare(args: Args) -> MakeRun:
                         "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0),
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
+    check_start(args)
     if args.labels not in LABELS:
         raise MakeError(f"labels={args.labels!r} is not one of {', '.join(LABELS)}")
     unknown = sorted(set(args.network) - set(NETWORK_KEYS))
@@ -198,14 +218,37 @@ def prepare(args: Args) -> MakeRun:
     return run
 
 
+def check_start(args: Args) -> None:
+    """A `start` other than the bootstrap names another named table whose shipped agent has this table's spaces."""
+    if args.start == BOOTSTRAP:
+        return
+    from euchre_agents.checkpoint import observation_signature
+    from euchre_agents.ppo import shipped_path
+    from euchre_env.engine import Engine
+    from euchre_env.named_tables import NAMED_TABLES, table_name
+
+    rules = Rules.from_dict(args.rules)
+    if args.start not in NAMED_TABLES or args.start == table_name(rules):
+        others = [t for t in NAMED_TABLES if t != table_name(rules)]
+        raise MakeError(f"start={args.start!r} must be {BOOTSTRAP} or another named table: {', '.join(others)}")
+    source = shipped_path(args.start)
+    if not source.exists():
+        raise MakeError(f"start={args.start}: no agent is shipped for the {args.start} table yet; start from {BOOTSTRAP}")
+    here, there = (observation_signature(Engine(r)) for r in (rules, NAMED_TABLES[args.start]))
+    if any(here[k] != there[k] for k in ("observation_size", "num_actions")):
+        raise MakeError(f"start={args.start}: its agent plays {there['observation_size']} observations and {there['num_actions']} "
+                        f"actions, this table {here['observation_size']} and {here['num_actions']}; start from {BOOTSTRAP}")
+
+
 def drive(run: MakeRun) -> None:
     """Every part in order: the finished ones kept, the rest done (continuing where they stopped)."""
     from torch.utils.tensorboard import SummaryWriter
 
     parts = plan(run)
     todo = [p for p in parts if not run.journal.finished(p.name) or needs_redo(run, p, parts)]
-    say(f"run {run.folder}: {run.args.iterations} iterations of {run.args.hands:,} hands after a bootstrap of "
-        f"{run.args.bootstrap_hands:,}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
+    first = (f"a bootstrap of {run.args.bootstrap_hands:,}" if run.args.start == BOOTSTRAP
+             else f"the {run.args.start} table's agent, carried over")
+    say(f"run {run.folder}: {run.args.iterations} iterations of {run.args.hands:,} hands after {first}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
         f"{duration(sum(eta(run, p) for p in todo))} left; watch it with: tensorboard --logdir {run.folder}")
     remove_stale_temp_files(run.folder, SCRIPT, recursive=True)
     for key, value in (("machines", card.machine()), ("commands", shlex.join(["python", *sys.argv]))):

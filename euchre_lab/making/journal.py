@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from euchre_agents.atomic import write_atomic
-from euchre_lab.making.options import MakeError
+from euchre_lab.making.options import Args, MakeError, preset_of
 
 FORMAT = "euchre-making-v1"
 GROWS = ("iterations",)
@@ -39,7 +39,9 @@ class Journal:
                 raise MakeError(f"{path} is not valid JSON ({e}); choose another --run-name or pass --overwrite") from None
             if not isinstance(self.data, dict) or self.data.get("format") != FORMAT:
                 raise MakeError(f"{path} is not the journal of a train.py --stage make run; choose another --run-name")
-            fixed = {k: v for k, v in self.data["preset"].items() if k not in GROWS}
+            # a key the journal lacks came after it was written: its run used that key's default
+            old = {**preset_of(Args()), **self.data["preset"]}
+            fixed = {k: v for k, v in old.items() if k not in GROWS}
             change = first_difference(fixed, {k: v for k, v in preset.items() if k not in GROWS})
             if change:
                 raise MakeError(f"{path.parent} was made with another preset ({change}); use a new --run-name, or --overwrite to start over")

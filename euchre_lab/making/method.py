@@ -1,7 +1,8 @@
 """The method, as the parts of one run: label, distil, export, measure.
 
 The bootstrap labels `bootstrap_hands` hands of heuristic play by their double-dummy values (open hands, cheap:
-the records' most strength per CPU-hour) and distils them into a fresh network. Every iteration then takes the
+the records' most strength per CPU-hour) and distils them into a fresh network; or, with `start: TABLE`, the first
+agent is that named table's shipped agent, carried over to this table (the same spaces). Every iteration then takes the
 current agent to the next by the same three steps, at the same budget:
 
 1. **label**: `hands` hands played by the agent (a share of seats by `heuristic`, a share of moves random, so that
@@ -41,7 +42,7 @@ TRAINING = {"stage": "distill", "anneal_lr": True, "max_grad_norm": 1.0, "distil
 """train.py's distillation options every distillation of the method shares."""
 CURVE_OPPONENTS = ("pimc", "heuristic")
 CURVE_SEED = 46_100
-FINAL_SEEDS = {"pimc": 46_201, "heuristic": 46_202, "shipped": 46_203}
+FINAL_SEEDS = {"pimc": 46_201, "heuristic": 46_202, "shipped": 46_203, "start": 46_204}
 """Deals of the matches: the same for every iteration and every run, and used for nothing else."""
 DECISIONS_PER_HAND = 16.6
 """Labelled decisions per hand (3,304,332 in 198,144 hands of the records' first round): sizes a distillation whose data is not written yet."""
@@ -158,6 +159,30 @@ def export(run: Any, k: int) -> dict[str, Any]:
             shutil.rmtree(folder)
     shutil.rmtree(training)
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
+
+
+def write_start(run: Any, table: str, start: Path) -> Path:
+    """Write the named table's shipped agent, carried over to this run's table, to `start`; the source's path."""
+    from euchre_agents.checkpoint import carry_policy
+    from euchre_agents.ppo import shipped_path
+
+    source = shipped_path(table)
+    carry_policy(str(source), str(start), Rules.from_dict(run.args.rules))
+    return source
+
+
+def carry_over(run: Any, table: str, start: Path) -> dict[str, Any]:
+    """The first agent from a named table's shipped agent: its weights, carried over to this run's table (the same
+    spaces); kept as `start` (the final matches play it) and as the current agent."""
+    from euchre_agents.base import file_sha256
+
+    source = write_start(run, table, start)
+    agent = run.agent_path(0)
+    agent.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(start, agent)
+    run.journal.set_agent(0, agent)
+    return {"table": table, "source": source.name, "source_sha256": file_sha256(source), "sha256": file_sha256(agent),
+            "work": 0}
 
 
 # ---------------------------------------------------------------- matches

@@ -19,8 +19,11 @@ MAKE = "make"
 DEFAULT_PRESET = "configs/recipe.yaml"
 JOURNAL = "journal.json"
 AGENT = "agent.pt"
+START = "start.pt"
+"""The first agent of a run that starts from another table's (`start: TABLE`), which its final matches play."""
 CARD = "MODEL_CARD.md"
-DESCRIPTION = "Make an agent for a table: a bootstrap, then identical iterations of play-out labels and distillation."
+DESCRIPTION = "Make an agent for a table: a first agent, then identical iterations of play-out labels and distillation."
+BOOTSTRAP = "bootstrap"
 
 
 @dataclass
@@ -55,8 +58,11 @@ class Args:
     """how an iteration values bids, alone calls and discards: `rollout` (the current agent's play-outs of the hand) or
     `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make); cards are
     valued double-dummy either way"""
+    start: str = BOOTSTRAP
+    """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
+    named table whose shipped agent has this table's spaces (its weights, carried over to this table)"""
     bootstrap_hands: int = 204_800
-    """hands of heuristic play labelled double-dummy (open hands) that make the first agent"""
+    """hands of heuristic play labelled double-dummy (open hands) that make the first agent (with `start: bootstrap`)"""
     seed: int = 0
     """seed of every hand dealt, every exploring move and every batch order of the run"""
     network: dict = field(default_factory=lambda: {"hidden_size": 512, "num_layers": 3})
