@@ -217,6 +217,14 @@ def test_the_default_preset_is_the_options_defaults():
     (["--network", "{hidden_size: 0, num_layers: 1}"], "network must set hidden_size and num_layers to whole numbers of 1 or more"),
     (["--rules", "deck=28"], "Rules.deck=28 is not allowed: expected 24 or 32"),
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
+    (["--start", "casino"], "start='casino' must be bootstrap or another named table: no-stick, openspiel"),
+    (["--start", "standard"], "start='standard' must be bootstrap or another named table"),
+    (["--start", "no-stick"], "start=no-stick: no agent is shipped for the no-stick table yet; start from bootstrap"),
+    (["--start", "standard", "--rules", "deck=32", "joker=true", "stick_the_dealer=false", "throw_in_same_dealer=false",
+      "lone_lead=left_of_lone_player", "target_points=5"],
+     "start=standard: its agent plays 487 observations and 31 actions, this table 631 and 40; start from bootstrap"),
+    (["--start", "standard", "--rules", "stick_the_dealer=false"],
+     "start=standard: its agent's network is {'hidden_size': 512, 'num_layers': 3}, the preset's {'hidden_size': 32"),
 ])
 def test_a_bad_option_is_one_line_and_writes_nothing(flags, says, tmp_path):
     refused = make(tmp_path, *flags)
@@ -239,5 +247,41 @@ def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
 
     args = parse_args(["--config", f"configs/{name}", "--runs-dir", str(tmp_path)])
     run = prepare(args)
-    assert len(plan(run)) == 5 * (args.iterations + 1) + 3 + (args.rules == {})
+    first = 5 if args.start == "bootstrap" else 3   # a carried-over first agent is not labelled, distilled or exported
+    finals = 3 + (args.rules == {}) + (args.start != "bootstrap")   # vs the shipped agent, vs the first agent
+    assert len(plan(run)) == 5 * args.iterations + first + finals
     assert set(args.network) == {"hidden_size", "num_layers"}
+
+
+def test_a_run_can_start_from_another_tables_shipped_agent(tmp_path):
+    """`start: standard` at the no-stick table: the first agent is the shipped agent's weights at this table's rules,
+    the iterations go on from it, and the final matches play it."""
+    import torch
+
+    from euchre_agents.ppo import shipped_path
+    from euchre_env.named_tables import NAMED_TABLES
+
+    done = make(tmp_path, "--start", "standard", "--rules", "stick_the_dealer=false", "throw_in_same_dealer=false",
+                "--network", "{hidden_size: 512, num_layers: 3}", "--iterations", "1", "--run-name", "carried")
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = tmp_path / "carried"
+    start = torch.load(folder / "start.pt", weights_only=False)
+    assert start["rules"] == NAMED_TABLES["no-stick"].to_dict()
+    assert same_weights(folder / "start.pt", shipped_path("standard"))
+    parts = journal(folder)["parts"]
+    assert "bootstrap/label" not in parts and parts["bootstrap/carry_over"]["facts"]["table"] == "standard"
+    assert parts["final_iter_001/vs_start"]["facts"]["seed"] == 46_204
+    assert not same_weights(folder / "agent.pt", folder / "start.pt")
+    assert "the standard table's shipped agent" in (folder / "MODEL_CARD.md").read_text()
+
+
+def test_a_journal_written_before_a_preset_key_existed_continues(smoke, tmp_path):
+    """A key the journal lacks (`start` came later) is taken at its default, not as a change of preset."""
+    folder, _ = smoke
+    runs = tmp_path / "runs"
+    shutil.copytree(folder, runs / folder.name)
+    record = journal(runs / folder.name)
+    del record["preset"]["start"]
+    (runs / folder.name / "journal.json").write_text(json.dumps(record))
+    again = make(runs)
+    assert again.returncode == 0 and "19 of 19 parts done" in again.stdout, again.stderr[-2000:]

@@ -222,7 +222,7 @@ def check_start(args: Args) -> None:
     """A `start` other than the bootstrap names another named table whose shipped agent has this table's spaces."""
     if args.start == BOOTSTRAP:
         return
-    from euchre_agents.checkpoint import observation_signature
+    from euchre_agents.checkpoint import PLAY, observation_signature, read_checkpoint
     from euchre_agents.ppo import shipped_path
     from euchre_env.engine import Engine
     from euchre_env.named_tables import NAMED_TABLES, table_name
@@ -238,6 +238,10 @@ def check_start(args: Args) -> None:
     if any(here[k] != there[k] for k in ("observation_size", "num_actions")):
         raise MakeError(f"start={args.start}: its agent plays {there['observation_size']} observations and {there['num_actions']} "
                         f"actions, this table {here['observation_size']} and {here['num_actions']}; start from {BOOTSTRAP}")
+    shape = {k: read_checkpoint(str(source), PLAY)["model_kwargs"].get(k) for k in NETWORK_KEYS}
+    if shape != args.network:
+        raise MakeError(f"start={args.start}: its agent's network is {shape}, the preset's {args.network}; set network to its "
+                        f"shape, or start from {BOOTSTRAP}")
 
 
 def drive(run: MakeRun) -> None:
