@@ -161,14 +161,56 @@ def export(run: Any, k: int) -> dict[str, Any]:
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
 
 
-def write_start(run: Any, table: str, start: Path) -> Path:
-    """Write the named table's shipped agent, carried over to this run's table, to `start`; the source's path."""
+CALIBRATION_HANDS = 512
+"""Hands the carried-over agent plays with itself to calibrate its policy's temperature (`calibrate_policy`)."""
+
+
+def write_start(run: Any, table: str, start: Path) -> tuple[Path, float]:
+    """Write the named table's shipped agent, carried over to this run's table and calibrated, to `start`; the
+    source's path and the temperature its logits were divided by."""
     from euchre_agents.checkpoint import carry_policy
     from euchre_agents.ppo import shipped_path
 
     source = shipped_path(table)
     carry_policy(str(source), str(start), Rules.from_dict(run.args.rules))
-    return source
+    return source, calibrate_policy(start, run.args.seed)
+
+
+def calibrate_policy(path: Path, seed: int) -> float:
+    """Divide an agent's policy logits by the temperature that brings them nearest (in cross-entropy) to softmax of its
+    own action values, over the decisions of hands it plays with itself; the temperature. Greedy play is unchanged.
+
+    Distillation trains the policy toward softmax(values): a fine-tuned agent (the shipped standard one was sharpened
+    to T = 0.05) is 20 times as peaked, and a first distillation from it spent its updates flattening the logits and
+    wrecked its bids (EXPERIMENTS.md, "Making agents")."""
+    import numpy as np
+    import torch
+
+    from euchre_agents.checkpoint import PLAY, POLICY_KEYS, read_checkpoint, save_policy
+    from euchre_agents.network import MASKED_LOGIT, sharpen_policy
+    from euchre_agents.ppo import PPOAgent
+    from euchre_env.engine import EPISODE_HAND, Engine
+    from euchre_env.play import play
+
+    policy = read_checkpoint(str(path), PLAY)
+    engine = Engine(Rules.from_dict(policy["rules"]), EPISODE_HAND)
+    agent = PPOAgent.from_checkpoint(engine, str(path), seed=seed)
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    state = engine.init(np.random.default_rng(seed).integers(0, 2**63, size=CALIBRATION_HANDS, dtype=np.uint64))
+    play(engine, state, [agent], np.zeros(4, np.int64), on_decision=lambda _b, _r, obs, mask, _a: seen.append((obs.copy(), mask.copy())))
+    obs = torch.from_numpy(np.concatenate([o for o, _ in seen]))
+    mask = torch.from_numpy(np.concatenate([m for _, m in seen]))
+    with torch.no_grad():
+        logits, _, q = agent.net.heads(obs, mask)
+        target = torch.softmax(torch.where(mask, q, torch.full((), MASKED_LOGIT)), dim=1)
+
+        def cross_entropy(t: float) -> float:
+            return -(target * torch.where(mask, torch.log_softmax(logits / t, dim=1), torch.zeros(()))).sum(1).mean().item()
+
+        temperature = min(np.geomspace(0.25, 100.0, 81).tolist(), key=cross_entropy)
+    model = sharpen_policy(agent.net, temperature).state_dict()
+    save_policy({**{k: policy[k] for k in POLICY_KEYS}, "model": model}, str(path))
+    return float(temperature)
 
 
 def carry_over(run: Any, table: str, start: Path) -> dict[str, Any]:
@@ -176,13 +218,13 @@ def carry_over(run: Any, table: str, start: Path) -> dict[str, Any]:
     spaces); kept as `start` (the final matches play it) and as the current agent."""
     from euchre_agents.base import file_sha256
 
-    source = write_start(run, table, start)
+    source, temperature = write_start(run, table, start)
     agent = run.agent_path(0)
     agent.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(start, agent)
     run.journal.set_agent(0, agent)
-    return {"table": table, "source": source.name, "source_sha256": file_sha256(source), "sha256": file_sha256(agent),
-            "work": 0}
+    return {"table": table, "source": source.name, "source_sha256": file_sha256(source), "temperature": temperature,
+            "sha256": file_sha256(agent), "work": 0}
 
 
 # ---------------------------------------------------------------- matches
