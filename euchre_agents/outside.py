@@ -12,6 +12,11 @@ ATTR is one of:
 
 A bad module, a missing ATTR or a factory that returns no Agent is a ValueError naming it; an exception
 raised by the user's function or Agent while playing is a `BotError` naming the spec and the exception.
+
+A spec names no weights, so a trained policy travels as a weights file with a small bot file beside it:
+`write_weights_bot(FOLDER, SOURCE, LOADER, WEIGHTS)` writes FOLDER/agent.py, whose `agent` factory calls
+`LOADER(FOLDER/WEIGHTS, engine=..., seed=...)` from the Python file SOURCE; the spec `FOLDER/agent.py:agent` then
+plays those weights (the examples' trainers write one for every policy they finish).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def is_outside_spec(spec: str) -> bool:
     return bool(sep and target and all(part.isidentifier() for part in attr.split(".")))
 
 
-def _load_module(target: str) -> ModuleType:
+def load_module(target: str) -> ModuleType:
     """The module a spec names: a file when it ends in `.py`, else a dotted module importable from the current folder."""
     if target.endswith(".py"):
         path = Path(target).expanduser().resolve()
@@ -131,7 +136,7 @@ def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     """The bot an outside spec names (see the module docstring), its `source_sha256` the sha256 of the file
     that defines ATTR."""
     target, _, attr = spec.rpartition(":")
-    module = _load_module(target)
+    module = load_module(target)
     obj = _attribute(module, target, attr)
     if not callable(obj):
         raise ValueError(f"{spec!r}: {attr} is not callable; give an Agent factory or a policy function")
@@ -148,3 +153,32 @@ def make_outside(spec: str, engine: Engine, seed: int | None = None) -> Agent:
     source = _source_file(obj) or getattr(module, "__file__", None)
     agent.source_sha256 = file_sha256(source) if source else None
     return agent
+
+
+WEIGHTS_BOT_FILE = "agent.py"
+WEIGHTS_BOT_TEXT = '''"""The policy in {weights} beside this file, as an outside bot: `{loader}` of {source} plays it.
+
+    python evaluate.py --task TASK {spec}
+"""
+
+from pathlib import Path
+
+from euchre_agents.outside import load_module
+
+
+def agent(engine, seed=None):
+    """The bot: an Agent for `engine` (rules and observation layout), its random stream seeded by `seed`."""
+    load = load_module({source!r}).{loader}
+    return load(Path(__file__).with_name({weights!r}), engine=engine, seed=seed)
+'''
+"""What `write_weights_bot` writes."""
+
+
+def write_weights_bot(folder: str | os.PathLike, source: str | os.PathLike, loader: str, weights: str) -> str:
+    """Write FOLDER/agent.py, a bot file whose factory `agent` plays FOLDER/WEIGHTS through `loader(path, engine=,
+    seed=)` of the Python file `source` (named by its absolute path); the spec that plays it."""
+    folder = Path(folder)
+    spec = f"{folder / WEIGHTS_BOT_FILE}:agent"
+    text = WEIGHTS_BOT_TEXT.format(weights=weights, loader=loader, source=str(Path(source).resolve()), spec=spec)
+    (folder / WEIGHTS_BOT_FILE).write_text(text)
+    return spec

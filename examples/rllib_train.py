@@ -4,14 +4,22 @@
     python examples/rllib_train.py                                  # configs/rllib_ppo.yaml
     python examples/rllib_train.py --policies team --iterations 50  # one policy per partnership
     python examples/rllib_train.py --address auto --num-env-runners 16   # on a running cluster
+    python examples/rllib_train.py --total-decisions 1000000 --run-dir runs/rllib_1m     # a budget of env steps
+    python examples/rllib_train.py --total-decisions 5000000 --run-dir runs/rllib_1m --resume runs/rllib_1m/checkpoint
     python evaluate.py rllib:runs/rllib/checkpoint heuristic --hands 2000
+    python evaluate.py --task standard-v1 rllib:runs/rllib_1m/policy_1000000/shared
 
 The env is `euchre_v0.env()` wrapped by RLlib's `PettingZooEnv`; `euchre_agents.rllib.EuchreRLModule` masks
 illegal actions in its logits, so none is ever sampled (the engine raises if one were). With
 `--policies shared` all four seats train one policy (self-play); with `team` the partnerships train
 `team_0` and `team_1`, each against the other. The checkpoint (an `Algorithm.save_to_path` folder) is
-written to `<run_dir>/checkpoint` and plays in evaluate.py as `rllib:PATH` (`rllib:PATH,policy=team_0`).
-Prints env steps (one decision by any seat, as in train.py) per second after every iteration. The
+written to `<run_dir>/checkpoint` every --save-interval iterations and at the end, and plays in evaluate.py as
+`rllib:PATH` (`rllib:PATH,policy=team_0`); at the end each policy's module is also copied to
+`<run_dir>/policy_<env steps>/<policy id>/`, the policy at that many env steps, which a later resume leaves as it
+is. `--resume CHECKPOINT` continues a run (its weights, optimizer, counters and iteration: RLlib's
+`restore_from_path`) given the options it was started with; `--iterations` and `--total-decisions` count the whole
+run. Prints env steps (one decision by any seat, as in train.py; with `--policies shared` each one a decision of
+the learner's) per second after every iteration. The
 engine and the bots reach remote env runners through Ray's runtime_env, and Ray is joined or started
 as `evaluate.py --ray` does it (`euchre_lab.evaluation.backends.connect_ray`).
 """
@@ -19,6 +27,7 @@ as `evaluate.py --ray` does it (`euchre_lab.evaluation.backends.connect_ray`).
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from euchre_env.extras import MissingExtraError, require  # noqa: E402
-from euchre_lab.cli import Range, above, at_least, between, check_ranges, fail, given_options, layered, option_parser, read_options  # noqa: E402
+from euchre_lab.cli import (  # noqa: E402
+    OptionError, Range, above, at_least, between, check_ranges, fail, given_options, layered, option_parser, read_options,
+)
 
 SCRIPT = "examples/rllib_train.py"
 """How the trainer names itself in its one-line errors."""
@@ -44,6 +55,7 @@ from euchre_lab.training.train_checks import check_game  # noqa: E402
 
 EXAMPLE = "configs/rllib_ppo.yaml"
 """The preset that a missing --config's error points to (and the default one)."""
+CHECKPOINT = "checkpoint"
 
 
 @dataclass
@@ -53,7 +65,9 @@ class Args:
     config: str = EXAMPLE
     """YAML preset whose keys are these options (a relative path is also looked up in the repository)"""
     run_dir: str = "runs/rllib"
-    """folder for the checkpoint (<run_dir>/checkpoint)"""
+    """folder for the checkpoint (<run_dir>/checkpoint) and the policies at the end of each session (<run_dir>/policy_<env steps>)"""
+    resume: str = ""
+    """checkpoint folder to continue (<run_dir>/checkpoint); give the options the run was started with"""
     address: str = ""
     """Ray cluster to run on (`auto`, `HOST:PORT`); empty: start a local Ray for the run"""
     num_cpus: int = 2
@@ -69,7 +83,12 @@ class Args:
     policies: str = "shared"
     """shared: one policy for all four seats; team: one policy per partnership (team_0, team_1)"""
     iterations: int = 20
-    """training iterations (each samples train_batch_size env steps, then updates)"""
+    """training iterations in the whole run (each samples train_batch_size env steps, then updates)"""
+    total_decisions: int = 0
+    """when above 0, the run's budget instead of --iterations: it ends after the iteration whose env steps (decisions by
+    any seat) reach this many"""
+    save_interval: int = 10
+    """iterations between checkpoints (one is always written at the end)"""
     train_batch_size: int = 4000
     """env steps per iteration"""
     minibatch_size: int = 500
@@ -100,8 +119,9 @@ class Args:
 
 RANGES = {
     **{name: at_least(1) for name in ("num_cpus", "iterations", "train_batch_size", "minibatch_size", "num_epochs",
-                                      "num_envs_per_env_runner", "hidden_size", "num_layers")},
-    "num_env_runners": at_least(0), "torch_threads": at_least(0), "lr": above(0), "gamma": Range(0, 1, above=True),
+                                      "num_envs_per_env_runner", "hidden_size", "num_layers", "save_interval")},
+    "num_env_runners": at_least(0), "total_decisions": at_least(0), "torch_threads": at_least(0), "lr": above(0),
+    "gamma": Range(0, 1, above=True),
     "lambda_": between(0, 1), "entropy_coeff": at_least(0),
 }
 """The range of each count, rate and coefficient."""
@@ -123,6 +143,11 @@ def checked(args: Args) -> Args:
     check_game(args)
     rllib.policy_ids(args.policies)
     check_ranges(args, RANGES)
+    checkpoint = Path(args.run_dir) / CHECKPOINT
+    if args.resume and not (Path(args.resume) / rllib.MODULE_FILE).is_file():
+        raise OptionError(f"--resume {args.resume}: not an RLlib checkpoint folder; give the <run_dir>/checkpoint a run wrote")
+    if not args.resume and checkpoint.exists():
+        raise OptionError(f"{args.run_dir} already holds a run; continue it with --resume {checkpoint}, or choose another --run-dir")
     return args
 
 
@@ -166,8 +191,37 @@ def ppo_config(args: Args) -> Any:
     )
 
 
+def sampled(algo: Any) -> int:
+    """The env steps the run has sampled, a restored run's included."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+    return int(algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME), default=0))
+
+
+def save(algo: Any, folder: Path) -> None:
+    """`algo.save_to_path(folder)`, the old checkpoint kept until the new one is whole."""
+    new, old = folder.with_name(folder.name + ".new"), folder.with_name(folder.name + ".old")
+    algo.save_to_path(str(new))
+    if folder.exists():
+        folder.rename(old)
+    new.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def export_policies(checkpoint: Path, run_dir: Path, steps: int) -> Path:
+    """Copy each policy's module out of the checkpoint into <run_dir>/policy_<steps>/ (rllib:<that>/<policy id> plays
+    it), the folder whole or absent."""
+    folder, partial = run_dir / f"policy_{steps}", run_dir / f".policy_{steps}.tmp"
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(checkpoint / rllib.MODULE_PATH, partial)
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    return folder
+
+
 def train(args: Args) -> Path:
-    """Train for args.iterations, printing env steps/s; save and return the checkpoint folder."""
+    """Train until the budget (--iterations, or --total-decisions) is spent, printing env steps/s; save and return the
+    checkpoint folder."""
     import ray
 
     if args.torch_threads > 0:
@@ -177,18 +231,30 @@ def train(args: Args) -> Path:
     started = connect_ray(args.address or RAY_LOCAL, num_cpus=args.num_cpus)  # ships the code, bounds the wait
     try:
         algo = ppo_config(args).build_algo()
-        start, steps = time.perf_counter(), 0
-        for it in range(1, args.iterations + 1):
+        if args.resume:
+            try:
+                algo.restore_from_path(str(Path(args.resume).resolve()))
+            except Exception as e:  # RLlib raises many kinds for a checkpoint of other options
+                first_line = (str(e).splitlines() or [""])[0]
+                raise OptionError(f"--resume {args.resume}: RLlib cannot restore it ({type(e).__name__}: {first_line}); "
+                                  "give the options the run was started with") from None
+        checkpoint = Path(args.run_dir).resolve() / CHECKPOINT
+        start, steps = time.perf_counter(), sampled(algo)
+        first = steps
+        while steps < args.total_decisions if args.total_decisions else algo.iteration < args.iterations:
             result = algo.train()
             steps = int(result["num_env_steps_sampled_lifetime"])
             returns = result["env_runners"].get("module_episode_returns_mean", {})
             shown = "  ".join(f"{k} {v:+.3f}" for k, v in sorted(returns.items()))
-            rate = steps / (time.perf_counter() - start)
-            print(f"iteration {it}: {steps} env steps, {rate:,.0f} env steps/s; mean return {shown}", flush=True)
-        checkpoint = Path(args.run_dir).resolve() / "checkpoint"
-        algo.save_to_path(str(checkpoint))
+            rate = (steps - first) / (time.perf_counter() - start)
+            print(f"iteration {algo.iteration}: {steps} env steps, {rate:,.0f} env steps/s; mean return {shown}", flush=True)
+            if algo.iteration % args.save_interval == 0:
+                save(algo, checkpoint)
+        save(algo, checkpoint)
+        policies = export_policies(checkpoint, Path(args.run_dir), steps)
         algo.stop()
-        print(f"done: {steps} env steps in {time.perf_counter() - start:.1f} s; checkpoint in {checkpoint}", flush=True)
+        print(f"done: {steps} env steps, {steps - first} of them in {time.perf_counter() - start:.1f} s; checkpoint in "
+              f"{checkpoint}; the policies at {steps} env steps in {policies}", flush=True)
         return checkpoint
     finally:
         if started:

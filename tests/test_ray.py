@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import socket
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -284,6 +285,20 @@ def test_rllib_trains_and_its_checkpoint_plays_in_evaluate(team_checkpoint, tmp_
     summary = json.loads((out / "match.json").read_text())["match"]
     assert (summary["a"], summary["hands"]) == (spec, 20)
     assert summary["weights_sha256"] == {spec: rllib.folder_sha256(team_checkpoint / rllib.MODULE_PATH / "team_1")}
+
+
+def test_a_run_resumes_from_its_checkpoint_to_a_budget_of_env_steps_keeping_each_sessions_policies(team_checkpoint, tmp_path, capsys):
+    run_dir = tmp_path / "rllib"
+    shutil.copytree(team_checkpoint.parent, run_dir)
+    trainer = load_trainer()
+    resumed = [*TINY, "--policies", "team", "--run-dir", str(run_dir), "--resume", str(run_dir / "checkpoint"), "--total-decisions", "700"]
+    assert trainer.main(resumed) == 0
+    assert "iteration 3: 768 env steps" in capsys.readouterr().out  # 2 iterations of 256 restored, one more reaches 700
+    assert sorted(p.name for p in run_dir.glob("policy_*")) == ["policy_512", "policy_768"]
+    assert sorted(p.name for p in (run_dir / "policy_768").iterdir() if p.is_dir()) == ["team_0", "team_1"]
+    assert make_agent(f"rllib:{run_dir / 'policy_768' / 'team_1'}", Engine()).name == "rllib"
+    assert trainer.main([*TINY, "--run-dir", str(run_dir)]) == 2
+    assert "already holds a run; continue it with --resume" in capsys.readouterr().err
 
 
 def test_rllib_bot_names_the_policies_and_refuses_other_rules(team_checkpoint):

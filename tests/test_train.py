@@ -27,6 +27,7 @@ from euchre_lab.training import train, train_checks, train_options
 from euchre_lab.cli import OptionError, field_docs
 from euchre_lab.training.league import sample_actions
 from euchre_lab.training.ppo_trainer import stream_advantages
+from euchre_lab.training.checkpoints import save_checkpoint
 from euchre_lab.training.runs import python_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,6 +129,31 @@ def test_a_finished_run_resumed_with_a_larger_budget_trains_on_with_the_rate_ann
     assert [step for step, _ in rates] == [2048, 2560]
     start = train_options.Args().learning_rate
     assert [rate for _, rate in rates] == pytest.approx([start * (1 - 3 / 5), start * (1 - 4 / 5)])
+
+
+def test_a_budget_of_the_learners_own_decisions_ends_the_run_once_spent_and_anneals_over_them(tmp_path):
+    done = run_train("--config", "configs/ppo_tiny.yaml", "--total-decisions", "1000", "--runs-dir", str(tmp_path), "--run-name", "d")
+    assert done.returncode == 0, done.stderr
+    saved = [torch.load(p, weights_only=True) for p in sorted((tmp_path / "d" / "checkpoints").glob("update_*.pt"))]
+    made = [checkpoint["learner_decisions"] for checkpoint in saved]
+    assert made[-2] < 1000 <= made[-1] < saved[-1]["global_step"]  # the opponents' decisions are not the learner's
+    assert [checkpoint["global_step"] for checkpoint in saved] == [512 * (i + 1) for i in range(len(saved))]
+    rates = [rate for _, rate in scalar_events(tmp_path / "d")["charts/learning_rate"]]
+    start = train_options.Args().learning_rate
+    assert rates == pytest.approx([start * (1 - before / 1000) for before in [0, *made[:-1]]])
+
+
+def test_a_budget_of_decisions_is_the_ppo_stages_and_resumes_only_a_checkpoint_that_counts_them(tiny_run, tmp_path):
+    args, _ = train_options.parse_args(["--config", "configs/exploit.yaml", "--target", "random", "--total-decisions", "1000"])
+    with pytest.raises(OptionError, match="--total-decisions is a budget of the ppo stage"):
+        train_checks.check_numbers(args)
+    older = torch.load(tiny_run / "checkpoints" / "latest.pt", weights_only=True)
+    del older["learner_decisions"]
+    save_checkpoint(tmp_path / "older.pt", older)
+    args, checkpoint = train_options.parse_args(["--resume", str(tmp_path / "older.pt"), "--total-decisions", "5000",
+                                                 "--runs-dir", str(tmp_path)])
+    with pytest.raises(OptionError, match="predates the count of the learner's decisions"):
+        train_checks.check_args(args, checkpoint)
 
 
 def test_resume_refuses_flipped_weights_naming_the_newest_good_checkpoint_and_clears_stale_temp_files(tiny_run, tmp_path):

@@ -45,7 +45,8 @@ def read_scores(folder: Path) -> list[dict[str, Any]]:
     return sorted(records, key=lambda r: (r["task"], r["protocol"], -r["score"]["value"]))
 
 
-def _interval(estimate: dict[str, float]) -> str:
+def interval_text(estimate: dict[str, float]) -> str:
+    """`+0.097 [+0.090, +0.104]` from a score file's estimate, with true minus signs."""
     return f"{estimate['value']:+.3f} [{estimate['low']:+.3f}, {estimate['high']:+.3f}]".replace("-", "−")
 
 
@@ -55,21 +56,21 @@ def table(records: list[dict[str, Any]]) -> str:
     head = ["task", "protocol", "bot", "score [95%]", *(f"vs {name}" for name in rungs), "package", "result"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in records:
-        margins = {o["rung"]: _interval(o["margin"]) for o in r["opponents"]}
-        cells = [f"`{r['task']}`", str(r["protocol"]), f"`{r['scored']['spec']}`", f"**{_interval(r['score'])}**",
+        margins = {o["rung"]: interval_text(o["margin"]) for o in r["opponents"]}
+        cells = [f"`{r['task']}`", str(r["protocol"]), f"`{r['scored']['spec']}`", f"**{interval_text(r['score'])}**",
                  *(margins.get(name, "–") for name in rungs), r["package_version"], f"`{r['path']}`"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def rewrite_page(page: Path, text: str) -> None:
-    """Replace what lies between the page's leaderboard markers with `text`."""
+def rewrite_page(page: Path, text: str, start: str = START, end: str = END) -> None:
+    """Replace what lies between the page's markers (the leaderboard's unless given) with `text`."""
     content = page.read_text()
-    if START not in content or END not in content:
-        raise OptionError(f"{page} has no {START} ... {END} section to rewrite")
-    before, rest = content.split(START, 1)
-    after = rest.split(END, 1)[1]
-    page.write_text(f"{before}{START}\n{text}\n{END}{after}")
+    if start not in content or end not in content:
+        raise OptionError(f"{page} has no {start} ... {end} section to rewrite")
+    before, rest = content.split(start, 1)
+    after = rest.split(end, 1)[1]
+    page.write_text(f"{before}{start}\n{text}\n{end}{after}")
 
 
 def plot(records: list[dict[str, Any]], path: Path) -> None:

@@ -26,6 +26,8 @@ from euchre_agents.checkpoint import CHECKPOINT_FORMAT, NUMBERED, observation_si
 from euchre_env import Engine, EuchreState
 
 LATEST = "latest.pt"
+LEARNER_DECISIONS = "learner_decisions"
+"""The key of a PPO checkpoint's count of the learner's own decisions so far (an opponent's are not counted)."""
 
 
 def header(stage: str, net: torch.nn.Module, model_kwargs: dict[str, Any], optimizer: torch.optim.Optimizer,

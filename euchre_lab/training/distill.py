@@ -210,13 +210,13 @@ def distill(args: Args, inputs: Inputs) -> None:
             losses = distill_step(run, split, orders.batch(update, per_epoch, args.distill_batch_size))
             update += 1
             samples = update * args.distill_batch_size
-            if due(update, LOG_INTERVAL, num_updates):
+            if due(update, LOG_INTERVAL, update == num_updates):
                 log_losses(run, losses, samples, (update - start_update) * args.distill_batch_size / (time.time() - start_time))
-            if due(update, args.save_interval, num_updates):
+            if due(update, args.save_interval, update == num_updates):
                 for name, value in holdout_metrics(run.net, split, args, run.device).items():
                     run.writer.add_scalar(name, value, samples)
                 run.save(distill_checkpoint(run, update, samples, split), update)
-            if run.play_match is not None and due(update, args.eval_interval, num_updates):
+            if run.play_match is not None and due(update, args.eval_interval, update == num_updates):
                 log_evaluation(run, evaluate_policy(run), samples, f"update {update}/{num_updates}")
             run.writer.flush()
             bar.update(1)

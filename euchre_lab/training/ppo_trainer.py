@@ -292,13 +292,50 @@ def ppo_update(
 
 @dataclass
 class Progress:
-    """Where the run stands: updates and steps done, each game's running return, the decisions waiting."""
+    """Where the run stands: updates and steps done, each game's running return, the decisions waiting, and the
+    learner's own decisions so far."""
 
     update: int
     global_step: int
     episode_return: np.ndarray
     now: Decisions
     evaluation: dict[str, Any] = field(default_factory=dict)
+    decisions: int = 0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Where a PPO run ends: after `updates` updates (--total-timesteps), or, with `decisions` above 0
+    (--total-decisions), after the update in which the learner's own decisions reach that many."""
+
+    updates: int
+    decisions: int = 0
+
+    def spent(self, p: Progress) -> tuple[int, int]:
+        """(spent, budget) in the budget's unit, updates or decisions: what anneal_lr decays over."""
+        return (p.decisions, self.decisions) if self.decisions else (p.update, self.updates)
+
+    def over(self, p: Progress) -> bool:
+        """Whether the run has spent its budget."""
+        spent, budget = self.spent(p)
+        return spent >= budget
+
+    def bar(self, p: Progress, batch_size: int, enabled: bool) -> tqdm:
+        """A progress bar in the budget's unit: env steps, or the learner's decisions."""
+        total, initial, unit = ((self.decisions, p.decisions, "decision") if self.decisions
+                                else (self.updates * batch_size, p.global_step, "step"))
+        return tqdm(total=total, initial=initial, unit=unit, unit_scale=True, disable=not enabled, dynamic_ncols=True)
+
+    def where(self, p: Progress) -> str:
+        """Where the run stands against its budget, for a log line."""
+        return f"update {p.update}, {p.decisions:,}/{self.decisions:,} decisions" if self.decisions else f"update {p.update}/{self.updates}"
+
+    def __str__(self) -> str:
+        return f"updates until the learner has made {self.decisions:,} decisions" if self.decisions else f"{self.updates} updates"
+
+    def describe(self, batch_size: int, args: Args) -> str:
+        """The run's length and its rollouts, for the line that starts it."""
+        return f"{self}, each of {batch_size} steps ({args.num_envs} games x {args.num_steps})"
 
 
 def ppo_checkpoint(run: Run, env: EuchreVectorEnv, league: League, buf: Rollout, rng: np.random.Generator,
@@ -313,6 +350,7 @@ def ppo_checkpoint(run: Run, env: EuchreVectorEnv, league: League, buf: Rollout,
         "env_state": checkpoints.state_to_tensors(env.snapshot()),
         "rng": checkpoints.rng_states(rng, league.bots),
         "batch_digest": buf.digest(),
+        checkpoints.LEARNER_DECISIONS: progress.decisions,
     }
 
 
@@ -361,14 +399,15 @@ def start_games(run: Run, env: EuchreVectorEnv, league: League, rng: np.random.G
     checkpoints.restore_rng_states(checkpoint["rng"], rng, league.bots)
     to_play = state.to_play.astype(np.int64)
     now = Decisions(env.observe(to_play), state.legal.copy(), to_play)
-    return Progress(checkpoint["update"], checkpoint["global_step"], episode_return, now)
+    return Progress(checkpoint["update"], checkpoint["global_step"], episode_return, now,
+                    decisions=checkpoint.get(checkpoints.LEARNER_DECISIONS, 0))
 
 
 def train(args: Args, inputs: Inputs) -> None:
     """Run PPO as configured (fine-tuning toward init_checkpoint's policy when kl_coef > 0); continue from
     `inputs.checkpoint` when resuming."""
     batch_size = args.num_envs * args.num_steps
-    num_updates = args.total_timesteps // batch_size
+    budget = Budget(args.total_timesteps // batch_size, args.total_decisions)
     env = EuchreVectorEnv(args.num_envs, inputs.engine.rules, episode=args.episode, reward=args.reward, seed=args.seed)
     run = start_run(args, inputs)
     args = run.args
@@ -379,35 +418,36 @@ def train(args: Args, inputs: Inputs) -> None:
         reference = sharpen_policy(build_network(inputs.init, run.engine), args.init_temperature).to(run.device).eval()
     p = start_games(run, env, league, rng, inputs.checkpoint)
     print(
-        f"run {run.dir}: {num_updates} updates of {batch_size} steps ({args.num_envs} games x {args.num_steps}), "
+        f"run {run.dir}: {budget.describe(batch_size, args)}, "
         f"opponents {dict(opponent_mix(args))}, device {run.device}, {run.engine.observation_size} inputs, "
         f"{run.engine.num_actions} actions",
         flush=True,
     )
     buf = Rollout.empty(batch_size, run.engine)
     start_time, start_step = time.time(), p.global_step
-    bar = tqdm(total=num_updates * batch_size, initial=p.global_step, unit="step", unit_scale=True, disable=not args.progress, dynamic_ncols=True)
+    bar = budget.bar(p, batch_size, args.progress)
     with StopRequest() as stop:
-        while p.update < num_updates:
-            anneal(run, p.update, num_updates)
+        while not budget.over(p):
+            anneal(run, *budget.spent(p))
             p.now = collect_rollout(run, env, league, buf, p.now, p.episode_return)
             warmup = p.update < args.value_warmup_updates
             stats = ppo_update(run, buf, rollout_advantages(buf, args), rng, reference, warmup)
-            p.update, p.global_step = p.update + 1, p.global_step + batch_size
+            p.update, p.global_step, p.decisions = p.update + 1, p.global_step + batch_size, p.decisions + buf.count
+            last = budget.over(p)
             if POOL in league.names and p.update % args.pool_interval == 0:
                 league.snapshot()
             log_update(run, league, buf, stats, p.global_step, (p.global_step - start_step) / (time.time() - start_time))
-            if due(p.update, args.save_interval, num_updates):
+            if due(p.update, args.save_interval, last):
                 run.save(ppo_checkpoint(run, env, league, buf, rng, p), p.update)
-            if run.play_match is not None and due(p.update, args.eval_interval, num_updates):
+            if run.play_match is not None and due(p.update, args.eval_interval, last):
                 with torch.random.fork_rng(devices=[]):
                     p.evaluation = evaluate_policy(run)
-                log_evaluation(run, p.evaluation, p.global_step, f"update {p.update}/{num_updates}")
+                log_evaluation(run, p.evaluation, p.global_step, budget.where(p))
             run.writer.flush()
-            show_progress(bar, league, buf, p.evaluation, batch_size)
+            show_progress(bar, league, buf, p.evaluation, buf.count if budget.decisions else batch_size)
             if stop.requested:
                 bar.close()
                 save_and_stop(run, ppo_checkpoint(run, env, league, buf, rng, p), p.update)
     bar.close()
     run.writer.close()
-    print(f"done: {p.global_step} steps; checkpoints in {run.ckpt_dir}", flush=True)
+    print(f"done: {p.global_step} steps, {p.decisions} of them the learner's decisions; checkpoints in {run.ckpt_dir}", flush=True)

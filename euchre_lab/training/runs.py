@@ -103,18 +103,19 @@ def start_run(args: Args, inputs: Inputs) -> Run:
     return run
 
 
-def anneal(run: Run, update: int, num_updates: int) -> None:
-    """Set the learning rate for `update` of `num_updates`: linearly down to zero when anneal_lr."""
+def anneal(run: Run, spent: int, budget: int) -> None:
+    """Set the learning rate for a run that has spent `spent` of its `budget` (updates, or the learner's decisions):
+    linearly down to zero when anneal_lr."""
     if run.args.anneal_lr:
-        run.optimizer.param_groups[0]["lr"] = (1.0 - update / num_updates) * run.args.learning_rate
+        run.optimizer.param_groups[0]["lr"] = (1.0 - spent / budget) * run.args.learning_rate
 
 
 # ---------------------------------------------------------------- evaluation
 
 
-def due(update: int, interval: int, num_updates: int) -> bool:
-    """Whether a periodic job (a checkpoint, an evaluation) runs after `update`: every `interval` and at the end."""
-    return interval > 0 and (update % interval == 0 or update == num_updates)
+def due(update: int, interval: int, last: bool) -> bool:
+    """Whether a periodic job (a checkpoint, an evaluation) runs after `update`: every `interval`, and after the `last`."""
+    return interval > 0 and (update % interval == 0 or last)
 
 
 def evaluate_policy(run: Run) -> dict[str, Any]:

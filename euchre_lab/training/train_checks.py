@@ -15,6 +15,7 @@ from euchre_agents.checkpoint import check_compatible, read_checkpoint
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
+from euchre_lab.training.checkpoints import LEARNER_DECISIONS
 from euchre_lab.training.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
@@ -34,7 +35,7 @@ RANGES = {
                      "workers"), above(0)),
     **dict.fromkeys(("seed", "eval_seed", "torch_threads", "num_layers", "keep_checkpoints", "eval_interval", "ent_coef",
                      "vf_coef", "target_kl", "kl_coef", "action_value_coef", "state_value_coef", "value_warmup_updates",
-                     "exploit_seed"), at_least(0)),
+                     "exploit_seed", "total_decisions"), at_least(0)),
     **dict.fromkeys(("gamma", "gae_lambda", "holdout_fraction"), between(0, 1)),
 }
 """The range of each number the stages take."""
@@ -94,6 +95,10 @@ def check_numbers(args: Args) -> None:
         for name in ("value_warmup_updates", "init_temperature"):
             if getattr(args, name) != getattr(Args, name):
                 raise OptionError(f"{flag(name)} is a PPO option (ppo and exploit stages); drop it for distill")
+        return
+    if args.total_decisions and args.stage != "ppo":
+        raise OptionError(f"--total-decisions is a budget of the ppo stage; the {args.stage} stage counts --total-timesteps")
+    if args.total_decisions:
         return
     if args.total_timesteps < batch_size:
         raise OptionError(
@@ -203,6 +208,9 @@ def check_stage(args: Args, engine: Engine) -> dict[str, Any] | None:
 def check_resume(args: Args, checkpoint: dict[str, Any], engine: Engine) -> None:
     """A resumed checkpoint fits these rules, this layout, these games and this network."""
     check_compatible(checkpoint, engine, f"checkpoint {args.resume!r} (--resume)", same_positions=True)
+    if args.total_decisions and LEARNER_DECISIONS not in checkpoint:
+        raise OptionError(f"checkpoint {args.resume!r} predates the count of the learner's decisions, so --total-decisions "
+                          "cannot continue it; resume it with --total-timesteps")
     games = len(checkpoint["env_state"]["phase"]) if args.stage == "ppo" else args.num_envs
     if games != args.num_envs:
         raise OptionError(f"--num-envs {args.num_envs}, but the checkpoint holds {games} games; resume with --num-envs {games}")

@@ -54,6 +54,8 @@ class Args:
 
     total_timesteps: int = 10_000_000
     """environment steps (one decision by any seat, learner or opponent) in the whole run"""
+    total_decisions: int = 0
+    """ppo stage: when above 0, the budget instead of total_timesteps: the run ends after the update in which the learner's own decisions (not an opponent's) reach this many, and anneal_lr decays over them"""
     num_envs: int = 512
     """games stepped together"""
     num_steps: int = 64
