@@ -104,7 +104,7 @@ def final_parts(run: MakeRun) -> list[Part]:
     shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
     if shipped:
         opponents["shipped"] = shipped
-    if run.args.start != BOOTSTRAP:
+    if run.args.start != BOOTSTRAP and last > 0:
         opponents["start"] = f"ppo:{run.folder / START}"
     for key, spec in opponents.items():
         out = run.folder / "final" / f"vs_{key}"
