@@ -219,7 +219,7 @@ def test_the_default_preset_is_the_options_defaults():
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
     (["--start", "casino"], "start='casino' must be bootstrap or another named table: no-stick, openspiel"),
     (["--start", "standard"], "start='standard' must be bootstrap or another named table"),
-    (["--start", "no-stick"], "start=no-stick: no agent is shipped for the no-stick table yet; start from bootstrap"),
+    (["--start", "joker32"], "start=joker32: no agent is shipped for the joker32 table yet; start from bootstrap"),
     (["--start", "standard", "--rules", "deck=32", "joker=true", "stick_the_dealer=false", "throw_in_same_dealer=false",
       "lone_lead=left_of_lone_player", "target_points=5"],
      "start=standard: its agent plays 487 observations and 31 actions, this table 631 and 40; start from bootstrap"),

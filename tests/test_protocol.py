@@ -23,10 +23,10 @@ def uniform(observation, rng=None):
 
 
 def test_the_ladder_has_a_learned_rung_only_where_the_task_ships_an_agent():
-    standard, no_stick = protocol.ladder(TASKS["standard-v1"]), protocol.ladder(TASKS["no-stick-v1"])
+    standard, joker = protocol.ladder(TASKS["standard-v1"]), protocol.ladder(TASKS["joker32-v1"])
     assert [r.spec for r in standard] == ["random", "heuristic", "pimc", TASKS["standard-v1"].learned]
-    assert [r.name for r in no_stick if r.headline] == ["heuristic", "pimc"] and not no_stick[0].headline
-    assert "no shipped learned agent yet" in protocol.ladder_note(TASKS["no-stick-v1"])
+    assert [r.name for r in joker if r.headline] == ["heuristic", "pimc"] and not joker[0].headline
+    assert "no shipped learned agent yet" in protocol.ladder_note(TASKS["joker32-v1"])
     assert "no shipped" not in protocol.ladder_note(TASKS["standard-v1"])
     quick = protocol.ladder(TASKS["standard-v1"], quick=True)
     assert [r.pairs * protocol.QUICK_DIVISOR for r in quick] == [r.pairs for r in standard]
@@ -40,7 +40,7 @@ def test_the_learned_rung_plays_the_weights_its_protocol_version_pins():
     changed = dataclasses.replace(TASKS["standard-v1"], learned_sha256="0" * 64)
     with pytest.raises(ValueError, match="pins 0{64}: restore those weights, or make a new protocol version"):
         protocol.check_ladder(changed)
-    protocol.check_ladder(TASKS["no-stick-v1"])
+    protocol.check_ladder(TASKS["joker32-v1"])
 
 
 def test_the_headline_interval_counts_the_correlation_of_matches_on_shared_deals():
