@@ -79,10 +79,13 @@ TASKS: dict[str, Task] = {
     for t in (
         Task("standard", 1, "397ea0acfacfa80b", learned="ppo",
              learned_sha256="6e97eb1f0a1804f9eb1c042e5681e74f4446eb265800b0a78ff1123d9b9a652e"),
-        Task("no-stick", 1, "fa6f35e97b8c747b"),
-        Task("openspiel", 1, "e1e7af0f673c5623"),
+        Task("no-stick", 1, "fa6f35e97b8c747b", learned="ppo", protocol=2,
+             learned_sha256="9f95e8d2c074645427a26f6fcbd40c0b1bd2a0b3655984b072d9271083f6b670"),
+        Task("openspiel", 1, "e1e7af0f673c5623", learned="ppo", protocol=2,
+             learned_sha256="499756e7032fbd417284af77e301d3293ea3ebe8a5f9afb105878afb1a0b8064"),
         Task("joker32", 1, "dd0048b064b81333"),
-        Task("lone-defender", 1, "4ee319c8a059121f"),
+        Task("lone-defender", 1, "4ee319c8a059121f", learned="ppo", protocol=2,
+             learned_sha256="fdf6a9f35aefbf1f83613626114fe80dd32cffc0fe8f7a1f0cb3b7dcd59e056f"),
     )
 }
 """Every task by name. A task is never edited in place: a change is a new version beside it."""

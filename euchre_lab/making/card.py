@@ -193,7 +193,8 @@ def first_agent(run: Any) -> str:
     facts = (run.journal.part("bootstrap/carry_over") or {}).get("facts", {})
     return (f"the {run.args.start} table's shipped agent (`{facts.get('source', '?')}`, sha256 `{facts.get('source_sha256', '?')}`), "
             f"its weights carried over to this table, its policy's logits divided by {facts.get('temperature', float('nan')):.2f} "
-            f"to the scale of its action values (its greedy play unchanged); the final match against it is `start`")
+            f"to the scale of its action values (its greedy play unchanged)"
+            + ("; the final match against it is `start`" if run.args.iterations else "; no iterations, so it is this agent"))
 
 
 PROBE_STEPS = 2_000_000
