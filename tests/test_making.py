@@ -289,3 +289,13 @@ def test_a_journal_written_before_a_preset_key_existed_continues(smoke, tmp_path
     (runs / folder.name / "journal.json").write_text(json.dumps(record))
     again = make(runs)
     assert again.returncode == 0 and "19 of 19 parts done" in again.stdout, again.stderr[-2000:]
+
+
+def test_rollout_all_labels_value_the_cards_by_play_outs_too():
+    from euchre_lab.making.method import teacher_settings
+
+    every = teacher_settings(3, "agents/iter_002.pt", 0, 64_000, "rollout_all")
+    bids = teacher_settings(3, "agents/iter_002.pt", 0, 64_000, "rollout")
+    assert (every.label, every.rollout_cards) == ("rollout", True) and (bids.label, bids.rollout_cards) == ("rollout", False)
+    assert every.rollout_agent == bids.rollout_agent == "ppo:agents/iter_002.pt"
+    assert teacher_settings(0, None, 0, 64_000, "rollout_all").label == "true"   # the bootstrap stays open-hand

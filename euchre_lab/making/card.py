@@ -223,6 +223,7 @@ def probe_lines(run: Any) -> list[str]:
 
 
 PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollout": "labelling, play-outs (iterations)",
+                 "label_rollout_all": "labelling, play-outs for every decision (iterations)",
                  "distil": "distillation", "export": "exports"}
 
 

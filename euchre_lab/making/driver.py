@@ -21,7 +21,7 @@ from euchre_lab.making.method import Part, iteration_name
 from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, START, Args,
                                        MakeError, parse_args, preset_of, run_folder)
 
-FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "distil": 20_000.0, "match_pimc": 56.0,
+FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "label_rollout_all": 100.0, "distil": 20_000.0, "match_pimc": 56.0,
                   "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
 """Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling), for
 the ETAs until the run measures its own: the rates the project measured on that machine."""
@@ -72,7 +72,7 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
     samples = hands * method.DECISIONS_PER_HAND * folders * epochs
     return [
-        Part(f"{name}/label", f"label_{settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
+        Part(f"{name}/label", f"label_{a.labels if k else settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
         Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
         Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
     ]

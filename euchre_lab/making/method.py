@@ -7,7 +7,8 @@ current agent to the next by the same three steps, at the same budget:
 
 1. **label**: `hands` hands played by the agent (a share of seats by `heuristic`, a share of moves random, so that
    every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
-   the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy
+   the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy; or every
+   decision, cards too, by the agent's play-outs (`labels: rollout_all`)
    (`euchre_agents.teacher`);
 2. **distil** the values into the agent, from its own weights, over a replay of the last `REPLAY` iterations' data
    (`euchre_lab.training.distill`);
@@ -27,6 +28,8 @@ from typing import Any, Callable
 
 from euchre_env import Rules
 
+ROLLOUT_ALL = "rollout_all"
+"""`labels` that values every decision, cards too, by the current agent's play-outs."""
 BEHAVIOUR_SHARE = 0.7
 """Share of seats the current agent plays while labelling; `heuristic` plays the rest."""
 EPSILON = 0.1
@@ -83,7 +86,9 @@ def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: s
     if k == 0:
         return TeacherSettings(label="true", behaviour="heuristic=1", epsilon=EPSILON, games_per_shard=per_shard, seed=data_seed)
     spec = f"ppo:{agent}"
-    return TeacherSettings(label=labels, behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
+    everything = labels == ROLLOUT_ALL
+    return TeacherSettings(label="rollout" if everything else labels, rollout_cards=everything,
+                           behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
                            rollout_agent=spec, epsilon=EPSILON, games_per_shard=per_shard, seed=data_seed)
 
 

@@ -56,8 +56,9 @@ class Args:
     """each iteration's budget: hands played by the current agent and labelled by its play-outs"""
     labels: str = "rollout"
     """how an iteration values bids, alone calls and discards: `rollout` (the current agent's play-outs of the hand) or
-    `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make); cards are
-    valued double-dummy either way"""
+    `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make), cards
+    double-dummy either way; or `rollout_all`: every decision, cards too, by the agent's play-outs (about 1.5 times
+    the labelling time of `rollout`)"""
     start: str = BOOTSTRAP
     """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
     named table whose shipped agent has this table's spaces (its weights, carried over to this table)"""
@@ -79,7 +80,7 @@ RUN_OPTIONS = ("config", "stage", "run_name", "runs_dir", "overwrite", "workers"
 PRESET_KEYS = tuple(f.name for f in dataclasses.fields(Args) if f.name not in RUN_OPTIONS)
 """The preset proper: what the agent is made from (the journal refuses a change of any but `iterations`)."""
 NETWORK_KEYS = ("hidden_size", "num_layers")
-LABELS = ("rollout", "true")
+LABELS = ("rollout", "true", "rollout_all")
 
 
 class MakeError(OptionError):
