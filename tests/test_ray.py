@@ -365,3 +365,13 @@ def test_a_bad_rllib_folder_gets_one_line_naming_it_and_the_fix(kind, tmp_path, 
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err and "Errno" not in err, err
         assert err.startswith(f"{tool}: error: ") and repr(str(path)) in err and err.strip().endswith(rllib.FIX), err
+
+
+def test_a_process_that_imported_ray_spawns_its_pool_workers():
+    """Forking after Ray ran here can lose a worker outright (Ray's threads and gRPC's fork handlers outlive
+    ray.shutdown()), so the pool spawns once Ray was imported."""
+    import ray  # noqa: F401
+
+    from euchre_lab.evaluation.backends import start_method
+
+    assert start_method() == "spawn"

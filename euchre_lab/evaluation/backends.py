@@ -65,11 +65,14 @@ def task_runner(workers: int = 1, ray: str | None = None) -> Callable[[Callable[
 
 
 def start_method() -> str:
-    """fork on Linux (workers inherit what this process imported); spawn where CUDA or Ray is live here, or off Linux."""
-    torch, ray = sys.modules.get("torch"), sys.modules.get("ray")
+    """fork on Linux (workers inherit what this process imported); spawn where CUDA is live here, where Ray was
+    imported, or off Linux."""
+    torch = sys.modules.get("torch")
     cuda_live = torch is not None and torch.cuda.is_initialized()
-    ray_live = ray is not None and ray.is_initialized()  # its threads and sockets do not survive a fork
-    return "fork" if sys.platform.startswith("linux") and not cuda_live and not ray_live else "spawn"
+    # Ray's threads and gRPC's fork handlers outlive ray.shutdown(), so a worker forked after Ray ran may die; a
+    # pool whose worker dies holding its queue lock waits forever (the test suite hung so once).
+    ray_imported = "ray" in sys.modules
+    return "fork" if sys.platform.startswith("linux") and not cuda_live and not ray_imported else "spawn"
 
 
 # ---------------------------------------------------------------------------------------- Ray
