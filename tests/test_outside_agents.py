@@ -34,6 +34,10 @@ def illegal(observation):
 def broken(observation):
     raise RuntimeError("my policy broke")
 
+def exits(observation):
+    import os
+    os._exit(3)   # as a crash in native code would: no exception, the process is gone
+
 class Highest(Agent):
     name = "highest"
     def act(self, obs, mask, state=None, rows=None):
@@ -131,6 +135,14 @@ def test_the_tools_answer_a_failing_bot_in_one_line_and_write_nothing(user_folde
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(says), done.stderr
     assert not (user_folder / "res").exists()
+
+
+def test_a_bot_that_kills_its_worker_process_is_one_line_not_a_hang(user_folder):
+    done = run_tool([str(ROOT / "evaluate.py"), "userbots:exits", "random", "--hands", "8", "--chunk", "2", "--workers", "2",
+                     "--no-progress", "--out", "res"], user_folder)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("evaluate.py: error: a worker process died while playing"), done.stderr
+    assert not (user_folder / "res" / "match.json").exists()
 
 
 def test_evaluate_and_the_round_robin_play_outside_bots(user_folder):

@@ -5,6 +5,7 @@ of a pool's, runs torch on one thread and gives the threads back when done."""
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -57,6 +58,20 @@ def torch_threads_in_task(task: int) -> tuple[int, str | None]:
     import torch
 
     return torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS")
+
+
+def sleep_for(seconds: int) -> int:
+    """A task that takes `seconds`."""
+    time.sleep(seconds)
+    return seconds
+
+
+def test_closing_the_pool_early_stops_the_tasks_still_running():
+    start = time.perf_counter()
+    results = run_tasks(sleep_for, [0, 60], workers=2)
+    assert next(results) == 0
+    results.close()
+    assert time.perf_counter() - start < 20
 
 
 def test_a_match_on_one_worker_runs_torch_on_one_thread_and_gives_the_threads_back(monkeypatch):

@@ -12,6 +12,8 @@ import multiprocessing
 import socket
 import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
@@ -47,12 +49,7 @@ def run_tasks(
                 result = run(task)
             yield result
         return
-    pool = multiprocessing.get_context(start_method()).Pool(workers, use_one_thread)
-    try:
-        yield from pool.imap_unordered(run, tasks)
-    finally:
-        pool.terminate()
-        pool.join()
+    yield from pool_results(run, tasks, workers)
 
 
 def task_runner(workers: int = 1, ray: str | None = None) -> Callable[[Callable[[Task], Result], Sequence[Task]], Iterator[Result]]:
@@ -62,6 +59,39 @@ def task_runner(workers: int = 1, ray: str | None = None) -> Callable[[Callable[
 
 
 # ---------------------------------------------------------------------------------------- process pool
+
+
+class WorkerDied(RuntimeError):
+    """A pool's worker process ended without handing back its task's result."""
+
+
+WORKER_DIED = (
+    "a worker process died while playing (killed by the system, out of memory, or a crash in native code); "
+    "run again to continue, or with --workers 1 to see the failure in this process"
+)
+
+
+def pool_results(run: Callable[[Task], Result], tasks: Sequence[Task], workers: int) -> Iterator[Result]:
+    """`run(task)` for every task, as each finishes, in a pool of `workers` processes; `WorkerDied` where one of
+    them dies (a process pool's `imap` would wait forever for the lost task). Closing it stops the workers."""
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(start_method()), initializer=use_one_thread)
+    try:
+        for future in as_completed([pool.submit(run, task) for task in tasks]):
+            yield future.result()
+    except BrokenProcessPool:
+        raise WorkerDied(WORKER_DIED) from None
+    finally:
+        _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Drop the tasks not started and end the running ones now, not when they finish."""
+    processes = list((pool._processes or {}).values())   # the executor has no public terminate before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
 
 
 def start_method() -> str:

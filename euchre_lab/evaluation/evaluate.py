@@ -40,7 +40,7 @@ import yaml
 
 from euchre_env.play import BotError
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray
+from euchre_lab.evaluation.backends import RAY_LOCAL, WorkerDied, connect_ray
 from euchre_lab.evaluation import journal, scoring
 from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
 from euchre_lab.evaluation.match import (
@@ -264,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         result, played, read_back = play_continuing(args, rules, options, chunks)
-    except (journal.JournalError, BotError) as error:
+    except (journal.JournalError, BotError, WorkerDied) as error:
         if isinstance(error, BotError):
             journal.remove(chunks)
             if out.is_dir() and not any(out.iterdir()):

@@ -19,7 +19,7 @@ from euchre_agents.atomic import write_atomic
 from euchre_env.play import BotError
 from euchre_env.tasks import get_task
 from euchre_lab.evaluation import protocol
-from euchre_lab.evaluation.backends import connect_ray
+from euchre_lab.evaluation.backends import WorkerDied, connect_ray
 from euchre_lab.cli import OptionError, at_least, check_ranges, fail
 from euchre_lab.invocation import tool_name
 from euchre_lab.evaluation.match import DEFAULT_CHUNK, check_bots
@@ -78,7 +78,7 @@ def main(args: Any, argv: Sequence[str]) -> int:
         start = time.perf_counter()
         matches = protocol.play_ladder(task, bot, rungs, seed, workers=args.workers, ray=args.ray,
                                        progress=args.progress, say=say, note=note)
-    except BotError as error:
+    except (BotError, WorkerDied) as error:
         return fail(SCRIPT, error)
     seconds = time.perf_counter() - start
     tool = tool_name(SCRIPT)

@@ -282,13 +282,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError
     from euchre_lab.cli import OptionError
+    from euchre_lab.evaluation.backends import WorkerDied
     from euchre_lab.evaluation.journal import JournalError
 
     args = None
     try:
         args = parse_args(argv)
         drive(prepare(args))
-    except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError) as e:
+    except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError, WorkerDied) as e:
         return fail(SCRIPT, e)
     except (KeyboardInterrupt, SystemExit) as e:  # a distillation stopped by Ctrl-C saves and exits 130 itself
         if isinstance(e, SystemExit) and e.code != 130:
