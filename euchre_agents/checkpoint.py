@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from euchre_agents.atomic import write_atomic
-from euchre_agents.network import ActorCritic, widen_network
+from euchre_agents.network import ActorCritic, carry_network, widen_network
 from euchre_env.engine import Engine
 from euchre_env.rules import Rules
 
@@ -314,11 +314,12 @@ def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None
 
 
 def carry_policy(src: str, dst: str | IO[bytes], rules: Rules) -> None:
-    """Write a play-only copy of a checkpoint for other rules whose spaces are the same, its weights unchanged (the
-    first agent of a table, made from another table's); a `CheckpointMismatchError` when the spaces differ."""
+    """Write a play-only copy of a checkpoint for other rules (the first agent of a table, made from another
+    table's): its weights unchanged where the deck is the same, else moved card by card (`carry_network`)."""
     policy = play_policy(src)
-    engine = Engine(rules)
-    check_compatible(policy, engine, f"checkpoint {src!r}", other_rules=True)
+    engine, made_for = Engine(rules), Engine(Rules.from_dict(policy["rules"]))
+    if made_for.deck.names != engine.deck.names:
+        policy["model"] = carry_network(build_network(policy, made_for), made_for, engine).state_dict()
     save_policy(dict(policy, rules=rules.to_dict(), observation=observation_signature(engine)), dst)
 
 

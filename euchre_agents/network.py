@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from euchre_env.cards import NUM_SUITS, SUIT_OFFSET, same_colour_suit
+from euchre_env.cards import JACK_RANK, NUM_SUITS, RANK_LETTERS, SUIT_LETTERS, SUIT_OFFSET, same_colour_suit
 from euchre_env.engine import Engine
 from euchre_env.observation import AXIS_SIZES, BLOCK_AXES, block_shapes
 
@@ -64,6 +64,51 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
         first = engine.first_suit_action
         action_src[r, first : first + NUM_SUITS] = first + suit_src
     return obs_src, action_src
+
+
+def card_stand_ins(src: Engine, dst: Engine) -> np.ndarray:
+    """(dst's cards,) for each card of `dst`'s deck, the card of `src`'s deck whose weights it takes: the same card
+    (by name) where `src` has it; a plain card it lacks, the lowest card of its suit (the 9 for a 7 or an 8); a
+    joker it lacks, the jack of suit 0 (under canonical suits the right bower, the card just below the joker)."""
+    same = {name: card for card, name in enumerate(src.deck.names)}
+    lowest = {int(s): int(np.flatnonzero(src.deck.suit == s)[np.argmin(src.deck.rank[src.deck.suit == s])]) for s in range(NUM_SUITS)}
+    right_bower = same[RANK_LETTERS[JACK_RANK] + SUIT_LETTERS[0]]
+    stand_in = [same.get(name, right_bower if suit < 0 else lowest[int(suit)]) for name, suit in zip(dst.deck.names, dst.deck.suit)]
+    return np.array(stand_in, dtype=np.int64)
+
+
+def carry_sources(src: Engine, dst: Engine) -> tuple[np.ndarray, np.ndarray]:
+    """(obs_src (D_dst,), action_src (A_dst,)): for each observation cell and action of `dst`, the one of `src`
+    whose weights it takes. Card cells and card actions follow `card_stand_ins`; every other block and action
+    keeps its meaning (pass, the suits, alone, partner sit after the cards in every deck)."""
+    card_src = card_stand_ins(src, dst)
+    src_layout, src_shapes = src.observation_layout, block_shapes(src.num_cards)
+    obs_src = np.empty(dst.observation_size, dtype=np.int64)
+    for name, cells in dst.observation_layout.items():
+        taken = src_layout[name].reshape(src_shapes[name])
+        for k, axis in enumerate(BLOCK_AXES[name]):
+            if axis == "card":
+                taken = np.take(taken, card_src, axis=k)
+        obs_src[cells] = taken.reshape(-1)
+    extras = np.arange(dst.num_actions - dst.num_cards)
+    return obs_src, np.concatenate([card_src, src.num_cards + extras])
+
+
+@torch.no_grad()
+def carry_network(net: ActorCritic, src: Engine, dst: Engine) -> ActorCritic:
+    """`net`, made for `src`'s deck, as a network for `dst`'s (another deck, or the joker added or dropped): the first
+    layer's input columns and the action heads' rows move with `carry_sources`; the rest is unchanged. A start for
+    a table whose spaces differ, not a strong player of it: a card that `src` lacks plays like its stand-in."""
+    linears = [m for m in net.trunk if isinstance(m, nn.Linear)]
+    carried = ActorCritic(dst, linears[0].out_features, len(linears), net.canonical_suits, net.action_value is not None)
+    obs_src, action_src = (torch.from_numpy(a) for a in carry_sources(src, dst))
+    state = net.state_dict()
+    state["trunk.0.weight"] = state["trunk.0.weight"][:, obs_src]
+    for head in ("policy", "action_value"):
+        if f"{head}.weight" in state:
+            state[f"{head}.weight"], state[f"{head}.bias"] = state[f"{head}.weight"][action_src], state[f"{head}.bias"][action_src]
+    carried.load_state_dict(state)
+    return carried
 
 
 class ActorCritic(nn.Module):

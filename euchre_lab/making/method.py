@@ -2,8 +2,8 @@
 
 The bootstrap labels `bootstrap_hands` hands of heuristic play by their double-dummy values (open hands, cheap:
 the records' most strength per CPU-hour) and distils them into a fresh network; or, with `start: TABLE`, the first
-agent is that named table's shipped agent, carried over to this table (the same spaces). Every iteration then takes the
-current agent to the next by the same three steps, at the same budget:
+agent is that named table's shipped agent, carried over to this table (card by card where the deck differs).
+Every iteration then takes the current agent to the next by the same three steps, at the same budget:
 
 1. **label**: `hands` hands played by the agent (a share of seats by `heuristic`, a share of moves random, so that
    every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
@@ -219,8 +219,8 @@ def calibrate_policy(path: Path, seed: int) -> float:
 
 
 def carry_over(run: Any, table: str, start: Path) -> dict[str, Any]:
-    """The first agent from a named table's shipped agent: its weights, carried over to this run's table (the same
-    spaces); kept as `start` (the final matches play it) and as the current agent."""
+    """The first agent from a named table's shipped agent: its weights, carried over to this run's table
+    (`carry_policy`); kept as `start` (the final matches play it) and as the current agent."""
     from euchre_agents.base import file_sha256
 
     source, temperature = write_start(run, table, start)

@@ -61,7 +61,8 @@ class Args:
     the labelling time of `rollout`)"""
     start: str = BOOTSTRAP
     """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
-    named table whose shipped agent has this table's spaces (its weights, carried over to this table)"""
+    named table with a shipped agent (its weights, carried over to this table; card by card where the deck differs,
+    a card its deck lacks taking a stand-in's weights)"""
     bootstrap_hands: int = 204_800
     """hands of heuristic play labelled double-dummy (open hands) that make the first agent (with `start: bootstrap`)"""
     seed: int = 0
