@@ -4,7 +4,7 @@
 action); `ppo:PATH,sample` samples from the masked policy instead, and `ppo:PATH,q` plays greedily on
 the per-action value head. The bare `ppo` plays the shipped agent of the table being played (`shipped_for`): each
 named table (`euchre_env.named_tables`) has its own, and a table that is not named is played by the agent of the
-nearest one whose spaces fit, which a line on stderr names. The network is
+nearest one, which a line on stderr names (carried card by card where its deck differs). The network is
 `euchre_agents.network`'s, and reading and checking the file is `euchre_agents.checkpoint`'s.
 """
 
@@ -19,7 +19,7 @@ import torch
 
 from euchre_agents.base import Agent
 from euchre_agents.checkpoint import PLAY, build_network, check_compatible, read_checkpoint_and_sha256
-from euchre_agents.network import MASKED_LOGIT, ActorCritic, sharpen_policy
+from euchre_agents.network import MASKED_LOGIT, ActorCritic, carry_network, sharpen_policy
 from euchre_env.engine import Engine
 from euchre_env.named_tables import NAMED_TABLES, differing_options, nearest_table, table_name
 from euchre_env.rules import Rules
@@ -48,12 +48,19 @@ class PPOAgent(Agent):
         cls, engine: Engine, path: str, sample: bool = False, seed: int | None = None, action_values: bool = False,
         other_rules: bool = False,
     ) -> "PPOAgent":
-        """Load a train.py checkpoint, refusing one made for other rules (unless `other_rules`: then only other
-        spaces) or another observation layout; `weights_sha256` is the sha256 of the file's bytes
-        (`euchre_agents.base.file_sha256`), taken from the very bytes the network was loaded from."""
+        """Load a train.py checkpoint, refusing one made for other rules or another observation layout (unless
+        `other_rules`: then one made for another deck is carried to this one, `carry_network`); `weights_sha256` is
+        the sha256 of the file's bytes (`euchre_agents.base.file_sha256`), taken from the very bytes the network was
+        loaded from."""
         checkpoint, file_digest = read_checkpoint_and_sha256(path, PLAY, "cpu")
-        check_compatible(checkpoint, engine, f"checkpoint {path!r}", other_rules=other_rules)
-        agent = cls(engine, build_network(checkpoint, engine), sample=sample, seed=seed, action_values=action_values)
+        made_for = Engine(Rules.from_dict(checkpoint["rules"]))
+        if other_rules and made_for.deck.names != engine.deck.names:
+            check_compatible(checkpoint, made_for, f"checkpoint {path!r}", other_rules=True)
+            net = carry_network(build_network(checkpoint, made_for), made_for, engine)
+        else:
+            check_compatible(checkpoint, engine, f"checkpoint {path!r}", other_rules=other_rules)
+            net = build_network(checkpoint, engine)
+        agent = cls(engine, net, sample=sample, seed=seed, action_values=action_values)
         agent.weights_sha256 = file_digest
         return agent
 
@@ -98,16 +105,16 @@ _SAID: set[str] = set()
 
 
 def shipped_for(rules: Rules) -> tuple[Path, str | None]:
-    """The shipped agent that plays `rules`: its named table's, else the nearest named table's with the same spaces,
-    with a line saying which (None for a named table). A ValueError when no shipped agent fits."""
+    """The shipped agent that plays `rules`: its named table's, else the nearest named table's (`nearest_table`),
+    with a line saying which (None for a named table); one made for another deck is carried to this one card by card
+    (`PPOAgent.from_checkpoint`). A ValueError when that table has no agent shipped yet."""
     table, note = table_name(rules), None
     if table is None:
         table = nearest_table(rules)
-        if table is None:
-            raise ValueError(f"no shipped agent plays a {rules.deck}-card deck {'with' if rules.joker else 'without'} the joker "
-                             f"(the named tables: {', '.join(NAMED_TABLES)}); name a checkpoint made for it: {USAGE}")
         changed = ", ".join(differing_options(NAMED_TABLES[table], rules))
-        note = f"these rules are no named table: the learned agent of the nearest, {table} (other {changed}), plays them"
+        carried = "" if (NAMED_TABLES[table].deck, NAMED_TABLES[table].joker) == (rules.deck, rules.joker) else \
+            ", its weights carried to this deck card by card (a card its deck lacks plays like a stand-in)"
+        note = f"these rules are no named table: the learned agent of the nearest, {table} (other {changed}), plays them{carried}"
     path = shipped_path(table)
     if not path.exists():
         raise ValueError(f"no learned agent is shipped for the {table} table yet; make one with "

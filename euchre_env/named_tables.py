@@ -1,9 +1,9 @@
 """The tables people play, by name: each a `Rules` taken whole from one of the rules documents.
 
 A named table is what a learned agent is made for and what a benchmark task plays. A table that is not
-named (another target score, a random first dealer, rubbers) is played by the agents of its *nearest*
-named table: the one with the same deck and joker (so the same observation and action spaces) that
-differs from it in the fewest options.
+named (another target score, a random first dealer, rubbers, another deck) is played by the agents of its
+*nearest* named table: one with the same deck and joker (so the same observation and action spaces) where
+there is one, then the one that differs from it in the fewest options.
 """
 
 from __future__ import annotations
@@ -51,15 +51,14 @@ HAND_OPTIONS = ("stick_the_dealer", "alone_when_naming", "lone_defender", "lone_
 first dealer, who deals after a throw-in) change only what happens between hands."""
 
 
-def nearest_table(rules: Rules) -> str | None:
-    """The named table whose agents play `rules`: the same deck and joker (the same spaces), then the fewest options
-    changed that change a hand's play, then the fewest others (the first listed on a tie); None when no named table
-    has this deck and joker."""
-    fitting = [n for n, t in NAMED_TABLES.items() if (t.deck, t.joker) == (rules.deck, rules.joker)]
+def nearest_table(rules: Rules) -> str:
+    """The named table whose agents play `rules`: one with the same deck and joker (the same spaces) first, then the
+    fewest options changed that change a hand's play, then the fewest others (the first listed on a tie)."""
 
-    def distance(name: str) -> tuple[int, int]:
-        changed = differing_options(NAMED_TABLES[name], rules)
+    def distance(name: str) -> tuple[int, int, int]:
+        table = NAMED_TABLES[name]
+        changed = differing_options(table, rules)
         in_hand = sum(option in HAND_OPTIONS for option in changed)
-        return in_hand, len(changed) - in_hand
+        return int((table.deck, table.joker) != (rules.deck, rules.joker)), in_hand, len(changed) - in_hand
 
-    return min(fitting, key=distance, default=None)
+    return min(NAMED_TABLES, key=distance)

@@ -287,7 +287,7 @@ def plain_refusal(error: str) -> str:
     titles = [RULE_WORDS[name][0].lower() for name in re.findall(r"rules\.(\w+)", error) if name in RULE_WORDS]
     if titles:
         return f"it learned a table with other rules ({', '.join(dict.fromkeys(titles))})"
-    if error.startswith(("no learned agent is shipped", "no shipped agent plays")):
+    if error.startswith("no learned agent is shipped"):
         return "no computer player has learned this table yet"
     return "its bot cannot be built for these rules"
 

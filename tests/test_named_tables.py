@@ -5,6 +5,7 @@ refusing other rules."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from euchre_agents.checkpoint import CheckpointMismatchError
@@ -12,6 +13,7 @@ from euchre_agents.ppo import shipped_for, shipped_path
 from euchre_agents.registry import make_agent
 from euchre_env import Engine, Rules
 from euchre_env.named_tables import DESCRIPTIONS, NAMED_TABLES, differing_options, nearest_table, table_name
+from euchre_env.play import play
 from euchre_env.rules import LEAD_LEFT_OF_LONE_PLAYER
 
 
@@ -36,8 +38,9 @@ def test_a_table_is_named_only_when_every_option_matches():
     (Rules(stick_the_dealer=False), "no-stick"),  # who deals after a throw-in changes no hand's play
     (Rules(deck=32, joker=True), "joker32"),
     (Rules.openspiel(allow_lone_defender=True), "openspiel"),
-    (Rules(deck=32), None),
-    (Rules(joker=True), None),
+    (Rules(deck=32), "standard"),   # no named table has this deck: the fewest options changed
+    (Rules(joker=True), "standard"),
+    (Rules(joker=True, stick_the_dealer=False, lone_lead="left_of_lone_player", target_points=5), "joker32"),
 ])
 def test_the_nearest_named_table_has_the_same_spaces_and_fewest_options_that_change_a_hand(rules, nearest):
     assert nearest_table(rules) == nearest
@@ -59,12 +62,19 @@ def test_search_plays_at_another_target_score_too():
     assert make_agent("search:worlds=2", Engine(Rules(target_points=7))).weights_sha256 is not None
 
 
-@pytest.mark.parametrize("rules, says", [
-    (Rules(deck=32), "no shipped agent plays a 32-card deck without the joker"),
-])
-def test_a_table_no_shipped_agent_fits_is_refused_in_one_line(rules, says):
-    with pytest.raises(ValueError, match=says):
-        make_agent("ppo", Engine(rules))
+@pytest.mark.parametrize("rules", [Rules(deck=32), Rules(joker=True)])
+def test_a_deck_no_named_table_has_is_played_by_the_nearest_agent_carried_card_by_card(rules, capsys):
+    import euchre_agents.ppo as ppo
+
+    ppo._SAID.clear()
+    engine = Engine(rules)
+    agent = make_agent("ppo", engine)
+    assert agent.weights_sha256 == make_agent("ppo", Engine()).weights_sha256
+    assert agent.net.policy.out_features == engine.num_actions
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nearest, standard" in err and "carried to this deck card by card" in err
+    points = play(engine, engine.init(np.arange(16, dtype=np.uint64)), [agent], np.zeros(4, np.int64))
+    assert points.shape == (16, 2)
 
 
 def test_a_named_table_without_its_agent_names_the_preset_that_makes_one(monkeypatch, tmp_path):
