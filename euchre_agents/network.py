@@ -70,8 +70,12 @@ def card_stand_ins(src: Engine, dst: Engine) -> np.ndarray:
     """(dst's cards,) for each card of `dst`'s deck, the card of `src`'s deck whose weights it takes: the same card
     (by name) where `src` has it; a plain card it lacks, the lowest card of its suit (the 9 for a 7 or an 8); a
     joker it lacks, the jack of suit 0 (under canonical suits the right bower, the card just below the joker)."""
-    same = {name: card for card, name in enumerate(src.deck.names)}
-    lowest = {int(s): int(np.flatnonzero(src.deck.suit == s)[np.argmin(src.deck.rank[src.deck.suit == s])]) for s in range(NUM_SUITS)}
+    deck = src.deck
+    same = {name: card for card, name in enumerate(deck.names)}
+    lowest = {}
+    for suit in range(NUM_SUITS):
+        cards = np.flatnonzero(deck.suit == suit)
+        lowest[suit] = int(cards[np.argmin(deck.rank[cards])])
     right_bower = same[RANK_LETTERS[JACK_RANK] + SUIT_LETTERS[0]]
     stand_in = [same.get(name, right_bower if suit < 0 else lowest[int(suit)]) for name, suit in zip(dst.deck.names, dst.deck.suit)]
     return np.array(stand_in, dtype=np.int64)
@@ -106,7 +110,8 @@ def carry_network(net: ActorCritic, src: Engine, dst: Engine) -> ActorCritic:
     state["trunk.0.weight"] = state["trunk.0.weight"][:, obs_src]
     for head in ("policy", "action_value"):
         if f"{head}.weight" in state:
-            state[f"{head}.weight"], state[f"{head}.bias"] = state[f"{head}.weight"][action_src], state[f"{head}.bias"][action_src]
+            for part in ("weight", "bias"):
+                state[f"{head}.{part}"] = state[f"{head}.{part}"][action_src]
     carried.load_state_dict(state)
     return carried
 
