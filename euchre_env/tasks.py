@@ -83,7 +83,8 @@ TASKS: dict[str, Task] = {
              learned_sha256="9f95e8d2c074645427a26f6fcbd40c0b1bd2a0b3655984b072d9271083f6b670"),
         Task("openspiel", 1, "e1e7af0f673c5623", learned="ppo", protocol=2,
              learned_sha256="499756e7032fbd417284af77e301d3293ea3ebe8a5f9afb105878afb1a0b8064"),
-        Task("joker32", 1, "dd0048b064b81333"),
+        Task("joker32", 1, "dd0048b064b81333", learned="ppo", protocol=2,
+             learned_sha256="e763ebb91adee09a8a8cbb450e9ca856543ed2b00e877418640098ae772fe410"),
         Task("lone-defender", 1, "4ee319c8a059121f", learned="ppo", protocol=2,
              learned_sha256="fdf6a9f35aefbf1f83613626114fe80dd32cffc0fe8f7a1f0cb3b7dcd59e056f"),
     )

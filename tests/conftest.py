@@ -174,6 +174,17 @@ def api_turn(client: Any, message: dict, rng: np.random.Generator) -> dict:
     return response.json()
 
 
+def without_shipped_agent(monkeypatch: Any, folder: pathlib.Path, table: str) -> None:
+    """Play as a checkout that ships every named table's agent but `table`'s (the bare `ppo` there refuses)."""
+    import euchre_agents.ppo as ppo
+    from euchre_env.named_tables import NAMED_TABLES
+
+    for other in NAMED_TABLES:
+        if other != table:
+            (folder / ppo.shipped_path(other).name).symlink_to(ppo.shipped_path(other))
+    monkeypatch.setattr(ppo, "SHIPPED_FOLDER", folder)
+
+
 SMALL_VARIANTS = {
     "default": Rules(),
     "deck32_joker": Rules(deck=32, joker=True),

@@ -219,7 +219,7 @@ def test_the_default_preset_is_the_options_defaults():
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
     (["--start", "casino"], "start='casino' must be bootstrap or another named table: no-stick, openspiel"),
     (["--start", "standard"], "start='standard' must be bootstrap or another named table"),
-    (["--start", "joker32"], "start=joker32: no agent is shipped for the joker32 table yet; start from bootstrap"),
+    (["--start", "joker32"], "start=joker32: its agent's network is {'hidden_size': 512, 'num_layers': 3}, the preset's"),
     (["--start", "standard", "--rules", "stick_the_dealer=false"],
      "start=standard: its agent's network is {'hidden_size': 512, 'num_layers': 3}, the preset's {'hidden_size': 32"),
 ])
@@ -228,6 +228,16 @@ def test_a_bad_option_is_one_line_and_writes_nothing(flags, says, tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr, refused.stderr
     assert refused.stderr.startswith("train.py: error: ") and says in refused.stderr, refused.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_a_start_from_a_table_with_no_agent_yet_points_to_the_bootstrap(monkeypatch, tmp_path):
+    import euchre_agents.ppo as ppo
+    from euchre_lab.making.driver import check_start
+    from euchre_lab.making.options import Args, MakeError
+
+    monkeypatch.setattr(ppo, "SHIPPED_FOLDER", tmp_path)   # a checkout without the shipped agents
+    with pytest.raises(MakeError, match="start=joker32: no agent is shipped for the joker32 table yet; start from bootstrap"):
+        check_start(Args(start="joker32"))
 
 
 def test_train_py_dispatches_the_method_by_stage_or_preset():
@@ -239,13 +249,16 @@ def test_train_py_dispatches_the_method_by_stage_or_preset():
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("recipe*.yaml")))
 def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
+    from euchre_env import Rules
+    from euchre_lab.making.card import shipped_spec
     from euchre_lab.making.driver import plan, prepare
     from euchre_lab.making.options import parse_args
 
     args = parse_args(["--config", f"configs/{name}", "--runs-dir", str(tmp_path)])
     run = prepare(args)
     first = 5 if args.start == "bootstrap" else 3   # a carried-over first agent is not labelled, distilled or exported
-    finals = 3 + (args.rules == {}) + (args.start != "bootstrap")   # vs the shipped agent, vs the first agent
+    carried_and_iterated = args.start != "bootstrap" and args.iterations > 0
+    finals = 3 + (shipped_spec(Rules.from_dict(args.rules)) is not None) + carried_and_iterated   # vs shipped, vs start
     assert len(plan(run)) == 5 * args.iterations + first + finals
     assert set(args.network) == {"hidden_size", "num_layers"}
 

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from conftest import LiveServer, headless_chromium
+from conftest import LiveServer, headless_chromium, without_shipped_agent
 from euchre_play.web import create_app
 
 STATE = """return view && {
@@ -251,9 +251,12 @@ def test_on_a_phone_a_tap_lifts_a_card_a_second_tap_plays_it_and_a_drag_plays_on
     assert wait_for(page, log.is_displayed) and page.execute_script(UNCOVERED, page.find_element(By.ID, "close-side"))
 
 
-def test_the_help_explains_the_table_and_the_new_game_window_offers_levels_in_plain_words(page):
+def test_the_help_explains_the_table_and_the_new_game_window_offers_levels_in_plain_words(page, monkeypatch, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
+
+    (tmp_path / "shipped").mkdir()
+    without_shipped_agent(monkeypatch, tmp_path / "shipped", "joker32")
 
     levels = [o.text for o in Select(page.find_element(By.ID, "opponents")).options]
     assert levels[:4] == ["Easy", "Medium", "Hard", "Expert"] and levels[4].startswith("Advanced")

@@ -178,7 +178,6 @@ def test_an_illegal_a_stale_or_an_out_of_turn_request_gets_a_clear_error_and_cha
         ({"rules": {"decks": 32}}, "unknown Rules option(s) ['decks']"),
         ({"partner": "ppo:/etc/passwd"}, "bot 'ppo:/etc/passwd' is not offered here"),
         ({"seat": 7}, "seat must be 0-3"),
-        ({"opponents": "ppo", "rules": {"deck": 32, "joker": True}}, "no learned agent is shipped for the joker32 table yet"),
     ],
 )
 def test_a_bad_new_game_request_is_refused_with_the_reason(client, body, detail):

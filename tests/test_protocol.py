@@ -23,11 +23,15 @@ def uniform(observation, rng=None):
 
 
 def test_the_ladder_has_a_learned_rung_only_where_the_task_ships_an_agent():
-    standard, joker = protocol.ladder(TASKS["standard-v1"]), protocol.ladder(TASKS["joker32-v1"])
+    import dataclasses
+
+    unlearned = dataclasses.replace(TASKS["joker32-v1"], learned=None, learned_sha256=None, protocol=1)
+    standard, joker = protocol.ladder(TASKS["standard-v1"]), protocol.ladder(unlearned)
     assert [r.spec for r in standard] == ["random", "heuristic", "pimc", TASKS["standard-v1"].learned]
     assert [r.name for r in joker if r.headline] == ["heuristic", "pimc"] and not joker[0].headline
-    assert "no shipped learned agent yet" in protocol.ladder_note(TASKS["joker32-v1"])
+    assert "no shipped learned agent yet" in protocol.ladder_note(unlearned)
     assert "no shipped" not in protocol.ladder_note(TASKS["standard-v1"])
+    assert all(t.learned == "ppo" for t in TASKS.values())   # every named table ships its agent
     quick = protocol.ladder(TASKS["standard-v1"], quick=True)
     assert [r.pairs * protocol.QUICK_DIVISOR for r in quick] == [r.pairs for r in standard]
     assert protocol.DEVELOPMENT_SEED != protocol.EVALUATION_SEED
@@ -105,7 +109,7 @@ def test_quick_says_on_every_line_that_it_is_not_comparable(tiny_protocol, capsy
     assert len(lines) >= 4 and all(line.startswith(protocol.QUICK_NOTE) for line in lines)
     record = json.loads((out / "score.json").read_text())
     assert record["quick"] and not record["comparable"] and record["seed"]["kind"] == "development"
-    assert [o["rung"] for o in record["opponents"]] == ["random", "heuristic", "pimc"]
+    assert [o["rung"] for o in record["opponents"]] == ["random", "heuristic", "pimc", "learned"]
 
 
 def test_list_tasks_prints_every_task_with_its_spaces(capsys):

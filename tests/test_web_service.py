@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import api_turn
+from conftest import api_turn, without_shipped_agent
 from euchre_lab import play
 from euchre_play.store import FINISHED, GameStore
 from euchre_play.web import SEED_REFUSED, Games, create_app, offered_bots
@@ -128,7 +128,8 @@ def test_bots_are_offered_strongest_first_with_no_path_and_a_checkpoint_with_its
     assert offered_bots((checkpoint, "heuristic"))[checkpoint]["rules"]["deck"] == 24  # a checkpoint: the rules it plays
 
 
-def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why():
+def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why(monkeypatch, tmp_path):
+    without_shipped_agent(monkeypatch, tmp_path, "joker32")
     with _client(create_app()) as client:
         options = client.get("/api/options").json()
         levels = {level["id"]: level for level in options["levels"]}
@@ -142,6 +143,8 @@ def test_levels_are_offered_by_name_and_one_that_cannot_play_the_table_says_why(
         refused = client.post("/api/games", json={"opponents": "expert", "rules": {"deck": 32, "joker": True}})
         assert refused.status_code == 400 and refused.json()["detail"] == joker[3]["why"]
         assert client.app.state.games.sessions == {}
+        other_deck = client.post("/api/levels", json={"rules": {"deck": 32}}).json()["levels"]
+        assert all(level["available"] for level in other_deck)   # the standard agent, carried to the deck
         bad = client.post("/api/levels", json={"rules": {"deck": 31}})
         assert bad.status_code == 400 and "Rules.deck=31" in bad.json()["detail"]
         game = client.post("/api/games", json={"partner": "easy", "opponents": "hard", "seat": 0}).json()
