@@ -314,6 +314,20 @@ def test_an_agent_carried_to_another_deck_moves_each_cards_weights_and_plays_the
     assert points.shape == (64, 2) and points.min() >= 0 and points.sum() > 0
 
 
+def test_a_run_continued_after_its_agent_was_shipped_does_not_play_it_against_itself(smoke, tmp_path, monkeypatch):
+    from euchre_lab.making import card
+    from euchre_lab.making.driver import final_parts, prepare
+    from euchre_lab.making.options import parse_args
+
+    folder, _ = smoke
+    shutil.copytree(folder, tmp_path / folder.name)
+    run = prepare(parse_args(["--config", SMOKE, "--runs-dir", str(tmp_path)]))
+    monkeypatch.setattr(card, "shipped_spec", lambda rules: f"ppo:{tmp_path / folder.name / 'agent.pt'}")
+    assert not any(p.name.endswith("/vs_shipped") for p in final_parts(run))
+    monkeypatch.setattr(card, "shipped_spec", lambda rules: f"ppo:{ROOT / 'checkpoints' / 'euchre_ppo.pt'}")
+    assert any(p.name.endswith("/vs_shipped") for p in final_parts(run))
+
+
 def test_a_journal_written_before_a_preset_key_existed_continues(smoke, tmp_path):
     """A key the journal lacks (`start` came later) is taken at its default, not as a change of preset."""
     folder, _ = smoke

@@ -102,7 +102,7 @@ def final_parts(run: MakeRun) -> list[Part]:
     parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.agent_path(last), agent))]
     opponents = {"pimc": "pimc", "heuristic": "heuristic"}
     shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
-    if shipped:
+    if shipped and not is_own_agent(run, name, shipped):
         opponents["shipped"] = shipped
     if run.args.start != BOOTSTRAP and last > 0:
         opponents["start"] = f"ppo:{run.folder / START}"
@@ -111,6 +111,16 @@ def final_parts(run: MakeRun) -> list[Part]:
         parts.append(Part(f"{name}/vs_{key}", f"match_{key}", 2 * run.args.final_pairs,
                           lambda r, s=spec, key=key, out=out: final_match(r, agent, s, key, out)))
     return parts
+
+
+def is_own_agent(run: MakeRun, final: str, spec: str) -> bool:
+    """Whether the shipped agent `spec` is this run's own final agent (a run continued after its agent was shipped),
+    which it would only play against itself."""
+    from euchre_agents.base import file_sha256
+
+    record = run.journal.part(f"{final}/agent") or {}
+    made = record.get("facts", {}).get("sha256") if record.get("status") == "finished" else None
+    return made is not None and made == file_sha256(spec.removeprefix("ppo:"))
 
 
 def final_match(run: MakeRun, agent: Path, spec: str, key: str, out: Path) -> dict[str, Any]:
