@@ -56,6 +56,17 @@ def made_by(run: Any) -> dict[str, Any]:
             "commands": run.journal.data.get("commands", []), "commit": commit()}
 
 
+def agent_made_by(agent: Path) -> dict[str, Any] | None:
+    """The `made_by` that agent.pt keeps (the commands and commit that made it, not those of a later command that only
+    rewrote the card), None where the file is missing or has none."""
+    from euchre_agents.checkpoint import PLAY, CheckpointError, read_checkpoint
+
+    try:
+        return read_checkpoint(str(agent), PLAY).get("made_by")
+    except (CheckpointError, OSError):
+        return None
+
+
 def write_agent(run: Any, src: Path, dst: Path) -> dict[str, Any]:
     """agent.pt: the last iteration's play-only agent with `made_by` (the preset's text among it)."""
     from euchre_agents.base import file_sha256
@@ -136,7 +147,7 @@ def card_text(run: Any, final: str) -> str:
     j = run.journal.data
     parts = j["parts"]
     agent = run.folder / "agent.pt"
-    made = made_by(run)
+    made = agent_made_by(agent) or made_by(run)
     table = table_name(Rules.from_dict(run.args.rules))
     lines = [
         f"# Model card: {agent}",
