@@ -31,7 +31,6 @@ it is `python -m euchre_lab.training.teacher`.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import signal
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -40,6 +39,7 @@ import numpy as np
 
 from euchre_agents.base import Agent
 from euchre_agents.pimc import OracleAgent, Searcher
+from euchre_agents.pool import pool_results
 from euchre_agents.registry import make_agent, parse_weighted
 from euchre_agents.teacher_data import (MANIFEST, TeacherDataError, TeacherSettings, differences, empty_arrays,
                                         manifest_identity, read_manifest, write_manifest, write_shard)
@@ -311,11 +311,7 @@ def _local_results(folder: Path, todo: list[int], rules: Rules, settings: Teache
             _init_worker(*init_args)
             yield from map(_play_in_worker, jobs)
         return
-    pool = multiprocessing.get_context("spawn").Pool(workers, _init_worker, (*init_args, True))
-    try:
-        yield from pool.imap_unordered(_play_in_worker, jobs)
-    finally:
-        pool.terminate()
+    yield from pool_results(_play_in_worker, jobs, workers, _init_worker, (*init_args, True), method="spawn")
 
 
 def _record_results(folder: Path, manifest: dict[str, Any], results: Iterable[tuple[int, int]], total: int, progress: bool) -> None:

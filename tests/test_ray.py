@@ -372,6 +372,6 @@ def test_a_process_that_imported_ray_spawns_its_pool_workers():
     ray.shutdown()), so the pool spawns once Ray was imported."""
     import ray  # noqa: F401
 
-    from euchre_lab.evaluation.backends import start_method
+    from euchre_agents.pool import start_method
 
     assert start_method() == "spawn"

@@ -38,9 +38,10 @@ from typing import Any, Sequence
 
 import yaml
 
+from euchre_agents.pool import WorkerDied
 from euchre_env.play import BotError
 from euchre_env.rules import Rules, RulesError
-from euchre_lab.evaluation.backends import RAY_LOCAL, WorkerDied, connect_ray
+from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray
 from euchre_lab.evaluation import journal, scoring
 from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
 from euchre_lab.evaluation.match import (

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from euchre_agents.atomic import write_atomic
+from euchre_agents.pool import WorkerDied
 from euchre_env.play import BotError
 from euchre_env.tasks import get_task
 from euchre_lab.evaluation import protocol
-from euchre_lab.evaluation.backends import WorkerDied, connect_ray
+from euchre_lab.evaluation.backends import connect_ray
 from euchre_lab.cli import OptionError, at_least, check_ranges, fail
 from euchre_lab.invocation import tool_name
 from euchre_lab.evaluation.match import DEFAULT_CHUNK, check_bots

@@ -284,11 +284,11 @@ def drive(run: MakeRun) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The method's command line; one line and exit status 2 for a bad input, 130 on Ctrl-C."""
     from euchre_agents.checkpoint import CheckpointError
+    from euchre_agents.pool import WorkerDied
     from euchre_agents.teacher_data import TeacherDataError
     from euchre_env import RulesError
     from euchre_env.extras import MissingExtraError
     from euchre_lab.cli import OptionError
-    from euchre_lab.evaluation.backends import WorkerDied
     from euchre_lab.evaluation.journal import JournalError
 
     args = None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from euchre_agents.pool import WorkerDied
 from euchre_agents.teacher import check_settings, generate
 from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettings, read_manifest
 from euchre_env.extras import require
@@ -73,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         remove_stale_temp_files(Path(args.out), SCRIPT)
         start = time.perf_counter()
         manifest = generate(args.out, args.shards, rules, settings, workers=args.workers, run_jobs=run_jobs)
-    except (TeacherDataError, RulesError, ValueError, OSError) as e:
+    except (TeacherDataError, RulesError, ValueError, OSError, WorkerDied) as e:
         return fail(SCRIPT, e)
     except KeyboardInterrupt:
         print("\ninterrupted; the shards written are kept: run the same command again to continue", file=sys.stderr)
