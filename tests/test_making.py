@@ -72,7 +72,7 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     agent = make_agent(f"ppo:{folder / 'agent.pt'}", engine, seed=0)
     assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
     card = (folder / "MODEL_CARD.md").read_text()
-    for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "Commit:", "Machine:",
+    for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "**Commit** (that made agent.pt):", "Machine:",
                    "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
                    "| distillation |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
         assert needed in card, needed
@@ -126,6 +126,20 @@ def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
     assert all(parts[p] == journal(folder)["parts"][p] for p in PARTS[:15])  # the iterations done are kept
     assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_iter_003/vs_shipped"]["status"] == "finished"
     assert [p.name for p in (copy / "agents").iterdir()] == ["iter_003.pt"]
+
+
+def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, tmp_path):
+    """A pilot's small final matches, then full ones: only the final matches are played again."""
+    folder, _ = smoke
+    copy = tmp_path / "recipe_smoke"
+    shutil.copytree(folder, copy)
+    more = make(tmp_path, "--final-pairs", "30")
+    assert more.returncode == 0, more.stderr[-3000:]
+    before, parts = journal(folder)["parts"], journal(copy)["parts"]
+    finals = [p for p in parts if p.startswith("final_") and "/vs_" in p]
+    assert finals and all(parts[p]["facts"]["pairs"] == 30 != before[p]["facts"]["pairs"] for p in finals)
+    assert all(parts[p] == before[p] for p in parts if p not in finals)
+    assert "| 30 |" in (copy / "MODEL_CARD.md").read_text()
 
 
 def killed_while(runs: Path, running: str) -> Path:

@@ -57,8 +57,8 @@ def made_by(run: Any) -> dict[str, Any]:
 
 
 def agent_made_by(agent: Path) -> dict[str, Any] | None:
-    """The `made_by` that agent.pt keeps (the commands and commit that made it, not those of a later command that only
-    rewrote the card), None where the file is missing or has none."""
+    """The `made_by` that agent.pt keeps (the commit that made it, not that of a later command that only played final
+    matches or rewrote the card), None where the file is missing or has none."""
     from euchre_agents.checkpoint import PLAY, CheckpointError, read_checkpoint
 
     try:
@@ -147,7 +147,8 @@ def card_text(run: Any, final: str) -> str:
     j = run.journal.data
     parts = j["parts"]
     agent = run.folder / "agent.pt"
-    made = agent_made_by(agent) or made_by(run)
+    made = made_by(run)
+    made_commit = (agent_made_by(agent) or made)["commit"]
     table = table_name(Rules.from_dict(run.args.rules))
     lines = [
         f"# Model card: {agent}",
@@ -157,7 +158,7 @@ def card_text(run: Any, final: str) -> str:
         "",
         f"- **Command{'s' * (len(made['commands']) > 1)}:** " + "; then ".join(f"`{c}`" for c in made["commands"]),
         f"- **Preset:** `{json.dumps(made['preset'], sort_keys=True)}` (agent.pt keeps it and the preset file's text under `made_by`)",
-        f"- **Commit:** `{made['commit'] or 'not a git checkout'}`",
+        f"- **Commit** (that made agent.pt): `{made_commit or 'not a git checkout'}`",
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
         f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "

@@ -186,8 +186,11 @@ def log_part(run: MakeRun, part: Part, facts: dict[str, Any], wall: float) -> No
 
 def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     """A finished part of an unfinished iteration whose output the next part needs and which is gone (the run
-    moved to another machine with its agent file and journal only)."""
+    moved to another machine with its agent file and journal only), or a final match of another size than the
+    preset's `final_pairs` (raised since it was played)."""
     head, _, tail = part.name.partition("/")
+    if head.startswith("final_") and tail.startswith("vs_"):
+        return (run.journal.part(part.name) or {}).get("facts", {}).get("pairs") != run.args.final_pairs
     after = parts[parts.index(part) + 1] if parts.index(part) + 1 < len(parts) else None
     if after is None or run.journal.finished(after.name) or not after.name.startswith(head):
         return False

@@ -12,8 +12,9 @@ from euchre_agents.atomic import write_atomic
 from euchre_lab.making.options import Args, MakeError, preset_of
 
 FORMAT = "euchre-making-v1"
-GROWS = ("iterations",)
-"""Preset keys a run may change when it continues: more iterations continue a finished run."""
+GROWS = ("iterations", "final_pairs")
+"""Preset keys a run may change when it continues: more iterations continue a finished run, and another
+`final_pairs` plays the final matches again at that size (a pilot's small final matches, then full ones)."""
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> str | None:

@@ -242,8 +242,10 @@ def match(run: Any, agent: Path, opponent: str, pairs: int, seed: int, out: Path
     from euchre_lab.evaluation.report import save_match
 
     spec = f"ppo:{agent}"
-    result = play_match(Rules.from_dict(run.args.rules), spec, opponent, hands=2 * pairs, seed=seed,
-                        workers=run.args.workers, ray=run.args.ray, progress=run.args.progress, journal=out / "chunks")
+    # chunks of another match there are stale (a final match stopped before `final_pairs` changed): played anew
+    result, _ = journal.play_continuing(out / "chunks", lambda: play_match(
+        Rules.from_dict(run.args.rules), spec, opponent, hands=2 * pairs, seed=seed, workers=run.args.workers,
+        ray=run.args.ray, progress=run.args.progress, journal=out / "chunks"), drop_other=True)
     save_match(result, out, {"bots": [spec, opponent], "pairs": pairs, "seed": seed, "rules": run.args.rules}, plots=False)
     journal.remove(out / "chunks")
     return {"opponent": opponent, "pairs": result.num_pairs, "seed": seed, "margin": dataclasses.asdict(result.margin_per_hand),
