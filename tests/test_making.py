@@ -116,12 +116,18 @@ def test_another_preset_is_refused_in_one_line_and_nothing_changes(smoke):
     assert journal(folder) == before
 
 
+def continued(smoke: tuple[Path, float], runs: Path, *flags: str) -> Path:
+    """A copy of the finished smoke run in `runs`, continued by the smoke command with `flags`; the copy."""
+    folder, _ = smoke
+    shutil.copytree(folder, runs / folder.name)
+    done = make(runs, *flags)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return runs / folder.name
+
+
 def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
     folder, _ = smoke
-    copy = tmp_path / "recipe_smoke"
-    shutil.copytree(folder, copy)
-    more = make(tmp_path, "--iterations", "3")
-    assert more.returncode == 0, more.stderr[-3000:]
+    copy = continued(smoke, tmp_path, "--iterations", "3")
     parts = journal(copy)["parts"]
     assert all(parts[p] == journal(folder)["parts"][p] for p in PARTS[:15])  # the iterations done are kept
     assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_iter_003/vs_shipped"]["status"] == "finished"
@@ -131,10 +137,7 @@ def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
 def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, tmp_path):
     """A pilot's small final matches, then full ones: only the final matches are played again."""
     folder, _ = smoke
-    copy = tmp_path / "recipe_smoke"
-    shutil.copytree(folder, copy)
-    more = make(tmp_path, "--final-pairs", "30")
-    assert more.returncode == 0, more.stderr[-3000:]
+    copy = continued(smoke, tmp_path, "--final-pairs", "30")
     before, parts = journal(folder)["parts"], journal(copy)["parts"]
     finals = [p for p in parts if p.startswith("final_") and "/vs_" in p]
     assert finals and all(parts[p]["facts"]["pairs"] == 30 != before[p]["facts"]["pairs"] for p in finals)
