@@ -37,13 +37,13 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
     bowers stay bowers) and the other two suits, in their order, to 1 and 2; the joker stays itself.
     Each observation block is relabelled along its `card`, `suit` and `bid_choice` axes (`BLOCK_AXES`).
     """
-    deck, layout, shapes = engine.deck, engine.observation_layout, block_shapes(engine.num_cards)
+    deck = engine.deck
     unknown = {a for axes in BLOCK_AXES.values() for a in axes} - SUIT_FREE_AXES - {"card", "suit", "bid_choice"}
     if unknown:
         raise ValueError(f"canonical_suits cannot relabel observation axes {sorted(unknown)}")
     cards = deck.num_cards
     card_of = {(int(rank), int(suit)): card for card, (rank, suit) in enumerate(zip(deck.rank, deck.suit)) if suit >= 0}
-    obs_src = np.tile(np.arange(engine.observation_size), (NUM_SUITS, 1))
+    obs_src = np.empty((NUM_SUITS, engine.observation_size), dtype=np.int64)
     action_src = np.tile(np.arange(engine.num_actions), (NUM_SUITS, 1))
     for r in range(NUM_SUITS):
         mate = same_colour_suit(r)
@@ -53,17 +53,25 @@ def suit_relabelling(engine: Engine) -> tuple[np.ndarray, np.ndarray]:
         )
         choice_src = np.arange(AXIS_SIZES["bid_choice"])
         choice_src[SUIT_OFFSET : SUIT_OFFSET + NUM_SUITS] = SUIT_OFFSET + suit_src
-        axis_src = {"card": card_src, "suit": suit_src, "bid_choice": choice_src}
-        for name, cells in layout.items():
-            src = cells.reshape(shapes[name])
-            for k, axis in enumerate(BLOCK_AXES[name]):
-                if axis in axis_src:
-                    src = np.take(src, axis_src[axis], axis=k)
-            obs_src[r, cells] = src.reshape(-1)
+        obs_src[r] = cell_sources(engine, engine, {"card": card_src, "suit": suit_src, "bid_choice": choice_src})
         action_src[r, :cards] = card_src
         first = engine.first_suit_action
         action_src[r, first : first + NUM_SUITS] = first + suit_src
     return obs_src, action_src
+
+
+def cell_sources(src: Engine, dst: Engine, axis_src: dict[str, np.ndarray]) -> np.ndarray:
+    """(D_dst,): for each observation cell of `dst`, the cell of `src` it reads, block by block (`BLOCK_AXES`): along an
+    axis that `axis_src` names, the index it maps to (a `dst` index to a `src` one); along the others, the same."""
+    shapes = block_shapes(src.num_cards)
+    sources = np.empty(dst.observation_size, dtype=np.int64)
+    for name, cells in dst.observation_layout.items():
+        taken = src.observation_layout[name].reshape(shapes[name])
+        for k, axis in enumerate(BLOCK_AXES[name]):
+            if axis in axis_src:
+                taken = np.take(taken, axis_src[axis], axis=k)
+        sources[cells] = taken.reshape(-1)
+    return sources
 
 
 def card_stand_ins(src: Engine, dst: Engine) -> np.ndarray:
@@ -86,16 +94,8 @@ def carry_sources(src: Engine, dst: Engine) -> tuple[np.ndarray, np.ndarray]:
     whose weights it takes. Card cells and card actions follow `card_stand_ins`; every other block and action
     keeps its meaning (pass, the suits, alone, partner sit after the cards in every deck)."""
     card_src = card_stand_ins(src, dst)
-    src_layout, src_shapes = src.observation_layout, block_shapes(src.num_cards)
-    obs_src = np.empty(dst.observation_size, dtype=np.int64)
-    for name, cells in dst.observation_layout.items():
-        taken = src_layout[name].reshape(src_shapes[name])
-        for k, axis in enumerate(BLOCK_AXES[name]):
-            if axis == "card":
-                taken = np.take(taken, card_src, axis=k)
-        obs_src[cells] = taken.reshape(-1)
     extras = np.arange(dst.num_actions - dst.num_cards)
-    return obs_src, np.concatenate([card_src, src.num_cards + extras])
+    return cell_sources(src, dst, {"card": card_src}), np.concatenate([card_src, src.num_cards + extras])
 
 
 @torch.no_grad()
