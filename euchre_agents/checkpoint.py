@@ -59,17 +59,17 @@ def layout_cells(signature: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def check_compatible(
-    checkpoint: dict[str, Any], engine: Engine, source: str, same_positions: bool = False, other_rules: bool = False
+    checkpoint: dict[str, Any], engine: Engine, source: str, same_positions: bool = False
 ) -> None:
     """Raise `CheckpointMismatchError` naming each difference between the checkpoint's rules/observations and the engine's.
 
     Blocks at other positions are accepted (`build_network` moves them) unless `same_positions`, as
-    when training resumes: its optimizer state is laid out like the old network. With `other_rules`, rules that
-    differ are accepted where the spaces fit (a bare learned bot at a table that is not named).
+    when training resumes: its optimizer state is laid out like the old network. (A bare learned bot at other
+    rules plays `network_for` them, which checks a checkpoint against the rules it was made for.)
     """
     problems = []
     saved_rules, rules = checkpoint["rules"], engine.rules.to_dict()
-    for key in [] if other_rules else sorted(set(saved_rules) | set(rules)):
+    for key in sorted(set(saved_rules) | set(rules)):
         if saved_rules.get(key) != rules.get(key):
             problems.append(f"rules.{key}: checkpoint {saved_rules.get(key)!r}, here {rules.get(key)!r}")
     saved_obs, obs = checkpoint["observation"], observation_signature(engine)
@@ -313,13 +313,22 @@ def export_policy(src: str, dst: str | IO[bytes], hidden_size: int | None = None
     save_policy(policy, dst)
 
 
+def network_for(checkpoint: dict[str, Any], engine: Engine, source: str) -> ActorCritic:
+    """The checkpoint's network playing `engine`'s rules, whatever rules it was made for: checked against those (a
+    `CheckpointMismatchError` naming `source`), its weights as they are where the deck is the same, else moved card
+    by card to `engine`'s deck (`carry_network`)."""
+    made_for = Engine(Rules.from_dict(checkpoint["rules"]))
+    check_compatible(checkpoint, made_for, source)
+    net = build_network(checkpoint, made_for)
+    return net if made_for.deck.names == engine.deck.names else carry_network(net, made_for, engine)
+
+
 def carry_policy(src: str, dst: str | IO[bytes], rules: Rules) -> None:
     """Write a play-only copy of a checkpoint for other rules (the first agent of a table, made from another
-    table's): its weights unchanged where the deck is the same, else moved card by card (`carry_network`)."""
+    table's): `network_for` those rules."""
     policy = play_policy(src)
-    engine, made_for = Engine(rules), Engine(Rules.from_dict(policy["rules"]))
-    if made_for.deck.names != engine.deck.names:
-        policy["model"] = carry_network(build_network(policy, made_for), made_for, engine).state_dict()
+    engine = Engine(rules)
+    policy["model"] = network_for(policy, engine, f"checkpoint {src!r}").state_dict()
     save_policy(dict(policy, rules=rules.to_dict(), observation=observation_signature(engine)), dst)
 
 

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from euchre_agents.base import Agent
-from euchre_agents.checkpoint import PLAY, build_network, check_compatible, read_checkpoint_and_sha256
-from euchre_agents.network import MASKED_LOGIT, ActorCritic, carry_network, sharpen_policy
+from euchre_agents.checkpoint import PLAY, build_network, check_compatible, network_for, read_checkpoint_and_sha256
+from euchre_agents.network import MASKED_LOGIT, ActorCritic, sharpen_policy
 from euchre_env.engine import Engine
 from euchre_env.named_tables import NAMED_TABLES, differing_options, nearest_table, table_name
 from euchre_env.rules import Rules
@@ -49,16 +49,14 @@ class PPOAgent(Agent):
         other_rules: bool = False,
     ) -> "PPOAgent":
         """Load a train.py checkpoint, refusing one made for other rules or another observation layout (unless
-        `other_rules`: then one made for another deck is carried to this one, `carry_network`); `weights_sha256` is
+        `other_rules`: then `network_for` these rules, carried card by card to another deck); `weights_sha256` is
         the sha256 of the file's bytes (`euchre_agents.base.file_sha256`), taken from the very bytes the network was
         loaded from."""
         checkpoint, file_digest = read_checkpoint_and_sha256(path, PLAY, "cpu")
-        made_for = Engine(Rules.from_dict(checkpoint["rules"]))
-        if other_rules and made_for.deck.names != engine.deck.names:
-            check_compatible(checkpoint, made_for, f"checkpoint {path!r}", other_rules=True)
-            net = carry_network(build_network(checkpoint, made_for), made_for, engine)
+        if other_rules:
+            net = network_for(checkpoint, engine, f"checkpoint {path!r}")
         else:
-            check_compatible(checkpoint, engine, f"checkpoint {path!r}", other_rules=other_rules)
+            check_compatible(checkpoint, engine, f"checkpoint {path!r}")
             net = build_network(checkpoint, engine)
         agent = cls(engine, net, sample=sample, seed=seed, action_values=action_values)
         agent.weights_sha256 = file_digest
