@@ -231,6 +231,7 @@ def test_the_default_preset_is_the_options_defaults():
 @pytest.mark.parametrize("flags, says", [
     (["--labels", "pimc"], "labels='pimc' is not one of rollout, true"),
     (["--hands", "8"], "--hands must be 16 or more, got 8"),
+    (["--rollout-all-from", "-1"], "--rollout-all-from must be 0 or more, got -1"),
     (["--network", "{hidden_size: 0, num_layers: 1}"], "network must set hidden_size and num_layers to whole numbers of 1 or more"),
     (["--rules", "deck=28"], "Rules.deck=28 is not allowed: expected 24 or 32"),
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
@@ -365,3 +366,29 @@ def test_rollout_all_labels_value_the_cards_by_play_outs_too():
     assert (every.label, every.rollout_cards) == ("rollout", True) and (bids.label, bids.rollout_cards) == ("rollout", False)
     assert every.rollout_agent == bids.rollout_agent == "ppo:agents/iter_002.pt"
     assert teacher_settings(0, None, 0, 64_000, "rollout_all").label == "true"   # the bootstrap stays open-hand
+
+
+def test_rollout_all_from_switches_the_labels_of_that_iteration_and_the_later_ones(tmp_path):
+    from euchre_lab.making.driver import MakeRun, learning_parts
+    from euchre_lab.making.method import iteration_labels
+    from euchre_lab.making.options import Args
+
+    assert [iteration_labels("rollout", 3, k) for k in (1, 2, 3, 4)] == ["rollout", "rollout", "rollout_all", "rollout_all"]
+    assert [iteration_labels("true", 0, k) for k in (1, 9)] == ["true", "true"]   # 0: never
+    run = MakeRun(Args(rollout_all_from=3), tmp_path, journal=None)
+    kinds = {k: learning_parts(run, k)[0].kind for k in (0, 2, 3)}
+    assert kinds == {0: "label_true", 2: "label_rollout", 3: "label_rollout_all"}   # each its own rate for the ETAs
+
+
+def test_ctrl_c_names_the_command_that_continues_this_run(monkeypatch, capsys, tmp_path):
+    from euchre_lab.making import driver
+
+    def interrupted(run):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(driver, "drive", interrupted)
+    argv = ["--config", SMOKE, "--runs-dir", str(tmp_path), "--run-name", "mine", "--labels", "true", "--overwrite"]
+    assert driver.main(argv) == 130
+    said = capsys.readouterr().err.strip()
+    assert said.endswith(f"run `python train.py --config {SMOKE} --runs-dir {tmp_path} --run-name mine --labels true` "
+                         "again to continue the whole run")   # without --overwrite, which would start it over

@@ -67,12 +67,13 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     a, name = run.args, iteration_name(k)
     hands = a.bootstrap_hands if k == 0 else a.hands
     previous = None if k == 0 else run.agent_path(k - 1)
-    settings = method.teacher_settings(k, previous, a.seed, hands, a.labels)
+    labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
+    settings = method.teacher_settings(k, previous, a.seed, hands, labels)
     folders = max(1, min(k, method.REPLAY)) if k else 1
     epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
     samples = hands * method.DECISIONS_PER_HAND * folders * epochs
     return [
-        Part(f"{name}/label", f"label_{a.labels if k else settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
+        Part(f"{name}/label", f"label_{labels if k else settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
         Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
         Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
     ]
@@ -88,7 +89,9 @@ def replay_folders(run: MakeRun, k: int) -> list[Path]:
         folder = run.data_path(j)
         if j < k and not folder.exists():
             folder = run.folder / "data" / f"refill_{j:03d}"
-            settings = method.teacher_settings(k, run.agent_path(k - 1), run.args.seed, run.args.hands, run.args.labels, refill=True)
+            a = run.args
+            labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
+            settings = method.teacher_settings(k, run.agent_path(k - 1), a.seed, a.hands, labels, refill=True)
             method.label(run, folder, settings, run.args.hands)
         folders.append(folder)
     return folders
@@ -207,7 +210,7 @@ def prepare(args: Args) -> MakeRun:
     if args.ray is not None:
         require("ray", "ray", what="--ray")
     check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
-                        "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0),
+                        "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0), "rollout_all_from": at_least(0),
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
     check_start(args)
@@ -284,6 +287,12 @@ def drive(run: MakeRun) -> None:
     say(f"done: {run.folder / AGENT} (play it as ppo:{run.folder / AGENT}), card {run.folder / CARD}")
 
 
+def continue_command(argv: Sequence[str] | None) -> str:
+    """The command that continues a stopped run: the one that ran it, less `--overwrite`, which would start it over."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    return shlex.join(["python", SCRIPT, *(token for token in given if token != "--overwrite")])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The method's command line; one line and exit status 2 for a bad input, 130 on Ctrl-C."""
     from euchre_agents.checkpoint import CheckpointError
@@ -294,16 +303,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from euchre_lab.cli import OptionError
     from euchre_lab.evaluation.journal import JournalError
 
-    args = None
     try:
-        args = parse_args(argv)
-        drive(prepare(args))
+        drive(prepare(parse_args(argv)))
     except (OptionError, CheckpointError, RulesError, TeacherDataError, ConnectionError, MissingExtraError, JournalError, WorkerDied) as e:
         return fail(SCRIPT, e)
     except (KeyboardInterrupt, SystemExit) as e:  # a distillation stopped by Ctrl-C saves and exits 130 itself
         if isinstance(e, SystemExit) and e.code != 130:
             raise
-        again = "python train.py --config " + (args.config if args else "PRESET")
+        again = continue_command(argv)
         print(f"\nmake: interrupted; the agent, the journal, labelled shards, checkpoints and match chunks are kept: "
               f"run `{again}` again to continue the whole run", file=sys.stderr)
         return 130

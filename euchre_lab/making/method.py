@@ -8,8 +8,8 @@ Every iteration then takes the current agent to the next by the same three steps
 1. **label**: `hands` hands played by the agent (a share of seats by `heuristic`, a share of moves random, so that
    every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
    the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy; or every
-   decision, cards too, by the agent's play-outs (`labels: rollout_all`)
-   (`euchre_agents.teacher`);
+   decision, cards too, by the agent's play-outs (`labels: rollout_all`; from iteration `rollout_all_from` on,
+   whatever `labels` says) (`euchre_agents.teacher`);
 2. **distil** the values into the agent, from its own weights, over a replay of the last `REPLAY` iterations' data
    (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
@@ -74,6 +74,11 @@ def shard_plan(hands: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------- label
+
+
+def iteration_labels(labels: str, rollout_all_from: int, k: int) -> str:
+    """The labels of iteration k: `rollout_all` from iteration `rollout_all_from` on (when it is not 0), else `labels`."""
+    return ROLLOUT_ALL if 0 < rollout_all_from <= k else labels
 
 
 def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False):

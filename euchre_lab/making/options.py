@@ -59,6 +59,9 @@ class Args:
     `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make), cards
     double-dummy either way; or `rollout_all`: every decision, cards too, by the agent's play-outs (about 1.5 times
     the labelling time of `rollout`)"""
+    rollout_all_from: int = 0
+    """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
+    are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
     start: str = BOOTSTRAP
     """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
     named table with a shipped agent (its weights, carried over to this table; card by card where the deck differs,
