@@ -68,13 +68,15 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     assert list(parts) == PARTS and all(r["status"] == "finished" for r in parts.values())
     assert parts["bootstrap/label"]["facts"]["decisions"] > 0 and parts["iter_002/distil"]["facts"]["updates"] > 0
     assert parts["iter_002/distil"]["facts"]["data"] == ["data/iter_001", "data/iter_002"]  # the replay
+    kinds = [parts[f"{head}/label"]["kind"] for head in ("bootstrap", "iter_001", "iter_002")]
+    assert kinds == ["label_true", "label_rollout", "label_rollout_all"]   # rollout_all_from: 2
     engine = Engine()
     agent = make_agent(f"ppo:{folder / 'agent.pt'}", engine, seed=0)
     assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
     card = (folder / "MODEL_CARD.md").read_text()
     for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "**Commit** (that made agent.pt):", "Machine:",
                    "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
-                   "| distillation |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
+                   "| distillation |", "| labelling, play-outs for every decision (iterations) |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
         assert needed in card, needed
     assert (folder / "curve.png").stat().st_size > 0
 

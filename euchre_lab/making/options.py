@@ -22,7 +22,7 @@ AGENT = "agent.pt"
 START = "start.pt"
 """The first agent of a run that starts from another table's (`start: TABLE`), which its final matches play."""
 CARD = "MODEL_CARD.md"
-DESCRIPTION = "Make an agent for a table: a first agent, then identical iterations of play-out labels and distillation."
+DESCRIPTION = "Make an agent for a table: a first agent, then iterations of labels of its play and distillation."
 BOOTSTRAP = "bootstrap"
 
 
@@ -50,8 +50,8 @@ class Args:
     """show progress bars"""
     rules: dict = field(default_factory=dict)
     """the table: rules that differ from euchre_env.Rules' defaults (key=value items or a YAML mapping)"""
-    iterations: int = 8
-    """identical iterations after the bootstrap; raising it later continues a finished run"""
+    iterations: int = 12
+    """iterations after the bootstrap, each of the same budget; raising it later continues a finished run"""
     hands: int = 64_000
     """each iteration's budget: hands played by the current agent and labelled by its play-outs"""
     labels: str = "rollout"
@@ -59,7 +59,7 @@ class Args:
     `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make), cards
     double-dummy either way; or `rollout_all`: every decision, cards too, by the agent's play-outs (about 1.5 times
     the labelling time of `rollout`)"""
-    rollout_all_from: int = 0
+    rollout_all_from: int = 9
     """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
     are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
     start: str = BOOTSTRAP
