@@ -144,7 +144,9 @@ def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, t
     finals = [p for p in parts if p.startswith("final_") and "/vs_" in p]
     assert finals and all(parts[p]["facts"]["pairs"] == 30 != before[p]["facts"]["pairs"] for p in finals)
     assert all(parts[p] == before[p] for p in parts if p not in finals)
-    assert "| 30 |" in (copy / "MODEL_CARD.md").read_text()
+    card = (copy / "MODEL_CARD.md").read_text()
+    assert "| 30 |" in card and '"final_pairs": 30' in card
+    assert 'agent.pt was made with `{"bootstrap_hands": 128, "curve_pairs": 20, "final_pairs": 20,' in card   # not redone
 
 
 def killed_while(runs: Path, running: str) -> Path:

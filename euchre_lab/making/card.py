@@ -148,7 +148,7 @@ def card_text(run: Any, final: str) -> str:
     parts = j["parts"]
     agent = run.folder / "agent.pt"
     made = made_by(run)
-    made_commit = (agent_made_by(agent) or made)["commit"]
+    kept = agent_made_by(agent) or made  # what made agent.pt, not a later command that only rewrote this card
     table = table_name(Rules.from_dict(run.args.rules))
     lines = [
         f"# Model card: {agent}",
@@ -157,8 +157,10 @@ def card_text(run: Any, final: str) -> str:
         f"`train.py --stage make` ({FORMAT}).",
         "",
         f"- **Command{'s' * (len(made['commands']) > 1)}:** " + "; then ".join(f"`{c}`" for c in made["commands"]),
-        f"- **Preset:** `{json.dumps(made['preset'], sort_keys=True)}` (agent.pt keeps it and the preset file's text under `made_by`)",
-        f"- **Commit** (that made agent.pt): `{made_commit or 'not a git checkout'}`",
+        f"- **Preset:** `{json.dumps(made['preset'], sort_keys=True)}`" + (
+            " (agent.pt keeps it and the preset file's text under `made_by`)" if kept["preset"] == made["preset"] else
+            f"; agent.pt was made with `{json.dumps(kept['preset'], sort_keys=True)}` (the run was continued with this one later)"),
+        f"- **Commit** (that made agent.pt): `{kept['commit'] or 'not a git checkout'}`",
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
         f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "
