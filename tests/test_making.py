@@ -396,3 +396,17 @@ def test_ctrl_c_names_the_command_that_continues_this_run(monkeypatch, capsys, t
     said = capsys.readouterr().err.strip()
     assert said.endswith(f"run `python train.py --config {SMOKE} --runs-dir {tmp_path} --run-name mine --labels true` "
                          "again to continue the whole run")   # without --overwrite, which would start it over
+
+
+def test_a_finished_run_moved_without_agent_pt_writes_it_again_as_it_was_made(smoke, tmp_path):
+    from euchre_agents.checkpoint import PLAY, read_checkpoint
+
+    folder, _ = smoke
+    moved = tmp_path / "recipe_smoke"
+    shutil.copytree(folder / "agents", moved / "agents")
+    shutil.copy(folder / "journal.json", moved)
+    again = make(tmp_path)
+    assert again.returncode == 0 and "18 of 19 parts done" in again.stdout, again.stderr[-2000:]
+    assert same_weights(moved / "agent.pt", folder / "agent.pt")
+    made = [read_checkpoint(str(f / "agent.pt"), PLAY)["made_by"] for f in (folder, moved)]
+    assert made[0] == made[1]   # the command and commit that made it, not the one that moved it

@@ -67,14 +67,16 @@ def agent_made_by(agent: Path) -> dict[str, Any] | None:
         return None
 
 
-def write_agent(run: Any, src: Path, dst: Path) -> dict[str, Any]:
-    """agent.pt: the last iteration's play-only agent with `made_by` (the preset's text among it)."""
+def write_agent(run: Any, src: Path, dst: Path, part: str) -> dict[str, Any]:
+    """agent.pt: the last iteration's play-only agent with `made_by` (the preset's text among it); written again
+    where the run moved without it, with the `made_by` of the command that first wrote it."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import PLAY, POLICY_KEYS, read_checkpoint, save_policy
 
     policy = {k: v for k, v in read_checkpoint(str(src), PLAY).items() if k in POLICY_KEYS}
-    save_policy({**policy, "made_by": made_by(run)}, str(dst))
-    return {"sha256": file_sha256(dst), "bytes": dst.stat().st_size, "work": 0}
+    made = (run.journal.part(part) or {}).get("facts", {}).get("made_by") or made_by(run)
+    save_policy({**policy, "made_by": made}, str(dst))
+    return {"sha256": file_sha256(dst), "bytes": dst.stat().st_size, "made_by": made, "work": 0}
 
 
 def shipped_spec(rules: Rules) -> str | None:

@@ -102,7 +102,7 @@ def final_parts(run: MakeRun) -> list[Part]:
     last = run.args.iterations
     name = f"final_{iteration_name(last)}"
     agent = run.folder / AGENT
-    parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.agent_path(last), agent))]
+    parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.agent_path(last), agent, f"{name}/agent"))]
     opponents = {"pimc": "pimc", "heuristic": "heuristic"}
     shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
     if shipped and not is_own_agent(run, name, shipped):
@@ -189,9 +189,11 @@ def log_part(run: MakeRun, part: Part, facts: dict[str, Any], wall: float) -> No
 
 def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     """A finished part of an unfinished iteration whose output the next part needs and which is gone (the run
-    moved to another machine with its agent file and journal only), or a final match of another size than the
-    preset's `final_pairs` (raised since it was played)."""
+    moved to another machine with its agent file and journal only), agent.pt where it is gone so, or a final match
+    of another size than the preset's `final_pairs` (raised since it was played)."""
     head, _, tail = part.name.partition("/")
+    if head.startswith("final_") and tail == "agent":
+        return not (run.folder / AGENT).exists()
     if head.startswith("final_") and tail.startswith("vs_"):
         return (run.journal.part(part.name) or {}).get("facts", {}).get("pairs") != run.args.final_pairs
     after = parts[parts.index(part) + 1] if parts.index(part) + 1 < len(parts) else None
