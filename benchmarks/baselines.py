@@ -434,6 +434,9 @@ def status(run: Run, options: Options, extra: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the queue, or the runs named; 0 when all are done, 2 for a bad input, 1 when a trainer fails, 130 stopped."""
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # started in the background by a shell, this process inherits SIGINT ignored, and so would the trainers that
+    # run_child stops with it; a handled signal is reset to the default in a child, so they hear it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         options = script_options(Options, SCRIPT, __doc__.split("\n\n")[0], argv, positional={"runs": dict(nargs="*", metavar="RUN")})
         check_ranges(options, {"workers": at_least(1), "torch_threads": at_least(0)})

@@ -366,6 +366,16 @@ def fail(script: str, error: BaseException | str) -> int:
     return 2
 
 
+def exit_from(main: typing.Callable[[], int], script: str, kept: str) -> typing.NoReturn:
+    """Exit with `main()`'s status; on Ctrl-C (or a stop from a driver) one line saying what is `kept`, status 130."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print(f"\n{tool_name(script)}: interrupted; {kept}", file=sys.stderr)
+        code = 130
+    sys.exit(code)
+
+
 # ---------------------------------------------------------------- files
 
 

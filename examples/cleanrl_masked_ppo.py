@@ -48,7 +48,7 @@ from euchre_agents.base import Agent, file_sha256  # noqa: E402
 from euchre_agents.outside import write_weights_bot  # noqa: E402
 from euchre_env import Engine, EuchreVectorEnv, EuchreState, get_task  # noqa: E402
 from euchre_lab.cli import (  # noqa: E402
-    OptionError, above, at_least, between, check_ranges, fail, flag, given_options, layered, option_parser,
+    OptionError, above, at_least, between, check_ranges, exit_from, fail, flag, given_options, layered, option_parser,
 )
 
 SCRIPT = "examples/cleanrl_masked_ppo.py"
@@ -407,4 +407,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main, SCRIPT, "checkpoint.pt, written every --save-interval iterations, is kept: the same command with --resume RUNS_DIR/RUN_NAME/checkpoint.pt continues from it")

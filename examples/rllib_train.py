@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit 
 
 from euchre_env.extras import MissingExtraError, require  # noqa: E402
 from euchre_lab.cli import (  # noqa: E402
-    OptionError, Range, above, at_least, between, check_ranges, fail, given_options, layered, option_parser, read_options,
+    OptionError, Range, above, at_least, between, check_ranges, exit_from, fail, given_options, layered, option_parser, read_options,
 )
 
 SCRIPT = "examples/rllib_train.py"
@@ -272,4 +272,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main, SCRIPT, "the checkpoint folder, written every --save-interval iterations, is kept: the same command with --resume RUN_DIR/checkpoint continues from it")

@@ -42,7 +42,7 @@ from euchre_agents.outside import write_weights_bot  # noqa: E402
 from euchre_env import Engine, get_task  # noqa: E402
 from euchre_env.extras import MissingExtraError, require  # noqa: E402
 from euchre_lab.cli import (  # noqa: E402
-    OptionError, above, at_least, between, check_ranges, fail, flag, given_options, layered, option_parser,
+    OptionError, above, at_least, between, check_ranges, exit_from, fail, flag, given_options, layered, option_parser,
 )
 
 SCRIPT = "examples/sb3_maskable_ppo.py"
@@ -235,4 +235,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from(main, SCRIPT, "checkpoint.zip, written every --save-interval rollouts, is kept: the same command with --resume RUNS_DIR/RUN_NAME/checkpoint.zip continues from it")

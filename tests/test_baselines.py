@@ -208,3 +208,26 @@ def test_a_policy_folder_whose_export_was_cut_short_is_no_point(driver, tmp_path
     (tmp_path / "policy_1000" / "agent.py").write_text("")
     assert driver.TRAINERS["cleanrl"].trained(tmp_path).decisions == 1000
     assert driver.TRAINERS["rllib"].trained(tmp_path) is None
+
+
+def test_a_queue_started_in_the_background_stops_its_trainer_on_kill_pid(driver, tmp_path):
+    """A shell starts a background job with SIGINT ignored; `kill PID` of the driver still stops the trainer as
+    Ctrl-C does (one line, no traceback), and the journal closes the session."""
+    argv = ["--queue", str(write_queue(tmp_path, ["cleanrl:400k:1"])), "--no-score", "--runs-dir", "runs", "--results", "results"]
+    checkpoint = tmp_path / "runs" / "cleanrl_seed1" / "checkpoint.pt"
+    queue = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "baselines.py"), *argv], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.time() + SUBPROCESS_TIMEOUT
+    while not checkpoint.exists() and queue.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    queue.terminate()
+    try:
+        out, _ = queue.communicate(timeout=60)   # not the driver's 300 s wait for a trainer that cannot hear it
+    finally:
+        if queue.poll() is None:
+            os.killpg(queue.pid, signal.SIGKILL)
+    assert queue.returncode == 130 and "Traceback" not in out, out[-2000:]
+    assert "examples/cleanrl_masked_ppo.py: interrupted; checkpoint.pt, written every --save-interval iterations, is kept" in out
+    session = json.loads((tmp_path / "results" / "cleanrl_seed1" / "journal.json").read_text())["sessions"][0]
+    assert "ended" in session, session
