@@ -62,18 +62,26 @@ def iteration_parts(run: MakeRun, k: int) -> list[Part]:
     return parts
 
 
-def learning_parts(run: MakeRun, k: int) -> list[Part]:
-    """Label, distil, export: the bootstrap's (k = 0) or iteration k's way to its agent."""
-    a, name = run.args, iteration_name(k)
+def labelling(run: MakeRun, k: int, refill: bool = False) -> tuple[Any, int]:
+    """(teacher settings, hands) of the bootstrap's (k = 0) or iteration k's labelling, or of a refill of its replay."""
+    a = run.args
     hands = a.bootstrap_hands if k == 0 else a.hands
     previous = None if k == 0 else run.agent_path(k - 1)
     labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
-    settings = method.teacher_settings(k, previous, a.seed, hands, labels)
+    return method.teacher_settings(k, previous, a.seed, hands, labels, refill), hands
+
+
+def learning_parts(run: MakeRun, k: int) -> list[Part]:
+    """Label, distil, export: the bootstrap's (k = 0) or iteration k's way to its agent."""
+    name = iteration_name(k)
+    settings, hands = labelling(run, k)
+    previous = None if k == 0 else run.agent_path(k - 1)
     folders = max(1, min(k, method.REPLAY)) if k else 1
     epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
     samples = hands * method.DECISIONS_PER_HAND * folders * epochs
+    kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
     return [
-        Part(f"{name}/label", f"label_{labels if k else settings.label}", hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
+        Part(f"{name}/label", kind, hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
         Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
         Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
     ]
@@ -89,10 +97,7 @@ def replay_folders(run: MakeRun, k: int) -> list[Path]:
         folder = run.data_path(j)
         if j < k and not folder.exists():
             folder = run.folder / "data" / f"refill_{j:03d}"
-            a = run.args
-            labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
-            settings = method.teacher_settings(k, run.agent_path(k - 1), a.seed, a.hands, labels, refill=True)
-            method.label(run, folder, settings, run.args.hands)
+            method.label(run, folder, *labelling(run, k, refill=True))
         folders.append(folder)
     return folders
 
