@@ -362,6 +362,18 @@ def test_a_journal_written_before_a_preset_key_existed_continues(smoke, tmp_path
     assert again.returncode == 0 and "19 of 19 parts done" in again.stdout, again.stderr[-2000:]
 
 
+def test_a_journal_written_before_the_labels_switched_is_not_read_as_switching(smoke, tmp_path):
+    """A journal without `rollout_all_from` comes from a run whose labels never switched: it is not today's default."""
+    folder, _ = smoke
+    runs = tmp_path / "runs"
+    shutil.copytree(folder, runs / folder.name)
+    record = journal(runs / folder.name)
+    del record["preset"]["rollout_all_from"]
+    (runs / folder.name / "journal.json").write_text(json.dumps(record))
+    refused = make(runs)
+    assert refused.returncode == 2 and "another preset (rollout_all_from: 0 there, 2 here)" in refused.stderr, refused.stderr
+
+
 def test_rollout_all_labels_value_the_cards_by_play_outs_too():
     from euchre_lab.making.method import teacher_settings
 

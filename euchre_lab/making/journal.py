@@ -15,6 +15,9 @@ FORMAT = "euchre-making-v1"
 GROWS = ("iterations", "final_pairs")
 """Preset keys a run may change when it continues: more iterations continue a finished run, and another
 `final_pairs` plays the final matches again at that size (a pilot's small final matches, then full ones)."""
+BEFORE_KEY = {"rollout_all_from": 0}
+"""What a run made before a preset key existed did, where that is not the key's default today: a journal that lacks
+`rollout_all_from` comes from a run whose labels never switched."""
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> str | None:
@@ -40,8 +43,8 @@ class Journal:
                 raise MakeError(f"{path} is not valid JSON ({e}); choose another --run-name or pass --overwrite") from None
             if not isinstance(self.data, dict) or self.data.get("format") != FORMAT:
                 raise MakeError(f"{path} is not the journal of a train.py --stage make run; choose another --run-name")
-            # a key the journal lacks came after it was written: its run used that key's default
-            old = {**preset_of(Args()), **self.data["preset"]}
+            # a key the journal lacks came after it was written: its run did what that key's default (or BEFORE_KEY) does
+            old = {**preset_of(Args()), **BEFORE_KEY, **self.data["preset"]}
             fixed = {k: v for k, v in old.items() if k not in GROWS}
             change = first_difference(fixed, {k: v for k, v in preset.items() if k not in GROWS})
             if change:
