@@ -146,9 +146,10 @@ def test_bad_runs_and_options_are_one_line_and_exit_status_2(driver, argv, says,
 
 
 def test_the_plan_is_the_issues_runs_in_an_order_each_seed_can_continue(driver):
+    """1M and 5M for all four, 20M where it fits (not SB3's 10.7 hours a seed, nor RLlib's), each seed's budgets in order."""
     runs, extra = driver.read_queue(driver.QUEUE)
     assert extra == {}
-    for algorithm, budgets in {"trainpy": [1, 5, 20], "cleanrl": [1, 5, 20], "sb3": [1, 5, 20], "rllib": [1, 5]}.items():
+    for algorithm, budgets in {"trainpy": [1, 5, 20], "cleanrl": [1, 5, 20], "sb3": [1, 5], "rllib": [1, 5]}.items():
         for seed in (1, 2, 3):
             assert [r.budget // 1_000_000 for r in runs if (r.algorithm, r.seed) == (algorithm, seed)] == budgets
     assert {r.name for r in runs if r.algorithm == "trainpy"} == {f"trainpy_{b}M_seed{s}" for b in (1, 5, 20) for s in (1, 2, 3)}
