@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit next to this folder
 
 from euchre_agents.atomic import write_atomic  # noqa: E402
-from euchre_lab.cli import OptionError, at_least, check_ranges, fail, script_options  # noqa: E402
+from euchre_lab.cli import OptionError, at_least, check_ranges, fail, interrupted, script_options  # noqa: E402
 
 SCRIPT = "benchmarks/baselines.py"
 TASK = "standard-v1"
@@ -453,8 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SCRIPT}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{SCRIPT}: stopped; the same command continues where it stopped", file=sys.stderr)
-        return 130
+        return interrupted(SCRIPT, "each run's checkpoints and journal are kept: the same command continues where it stopped")
     print(f"{SCRIPT}: {len(runs)} run{'s' * (len(runs) != 1)} done; the figure and table: python benchmarks/baselines_report.py")
     return 0
 

@@ -366,13 +366,19 @@ def fail(script: str, error: BaseException | str) -> int:
     return 2
 
 
+def interrupted(script: str, kept: str) -> int:
+    """Print `TOOL: interrupted; <kept>` as one line on stderr, saying what Ctrl-C (or a stop from a driver) left
+    and how to continue; the exit status of a stopped tool, 130."""
+    print(f"\n{tool_name(script)}: interrupted; {kept}", file=sys.stderr, flush=True)
+    return 130
+
+
 def exit_from(main: typing.Callable[[], int], script: str, kept: str) -> typing.NoReturn:
-    """Exit with `main()`'s status; on Ctrl-C (or a stop from a driver) one line saying what is `kept`, status 130."""
+    """Exit with `main()`'s status; on Ctrl-C `interrupted`'s line saying what is `kept`, status 130."""
     try:
         code = main()
     except KeyboardInterrupt:
-        print(f"\n{tool_name(script)}: interrupted; {kept}", file=sys.stderr)
-        code = 130
+        code = interrupted(script, kept)
     sys.exit(code)
 
 

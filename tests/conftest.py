@@ -13,7 +13,7 @@ import threading
 import time
 import sys
 from types import ModuleType
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from hypothesis import settings
@@ -75,6 +75,14 @@ def load_script(path: str | os.PathLike) -> ModuleType:
     sys.modules[path.stem] = module
     spec.loader.exec_module(module)
     return module
+
+
+def exit_status(main: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
+    """A tool's exit status for `argv`: what its `main` returns, or the code of the SystemExit that argparse raises."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return stop.code
 
 
 def deal(dealer: int, hands: Sequence[str], upcard: str) -> dict:

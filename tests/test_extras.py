@@ -25,7 +25,7 @@ def without_extras(call: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "call, extra",
     [
-        ("from euchre_lab.training.train import main; main(['--help'])", "train"),
+        ("from euchre_lab.training.train import main; sys.exit(main(['--help']))", "train"),
         ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['ppo', 'random', '--hands', '2']))", "train"),
         ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['search', 'random', '--hands', '2']))", "train"),
         ("from euchre_lab.evaluation.evaluate import main; sys.exit(main(['heuristic', 'random', '--hands', '2', '--ray']))", "ray"),

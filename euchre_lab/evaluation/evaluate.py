@@ -43,7 +43,7 @@ from euchre_env.play import BotError
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray
 from euchre_lab.evaluation import journal, scoring
-from euchre_lab.cli import at_least, check_ranges, fail, given_options, layered, option_parser, read_options
+from euchre_lab.cli import at_least, check_ranges, fail, given_options, interrupted, layered, option_parser, read_options
 from euchre_lab.evaluation.match import (
     DEFAULT_CHUNK,
     DEFAULT_HANDS,
@@ -272,9 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out.rmdir()
         return fail(SCRIPT, error)
     except KeyboardInterrupt:
-        print(f"\n{SCRIPT}: interrupted; {journal.finished_chunks(chunks)} finished chunks are kept in {chunks}: "
-              "run the same command to continue", file=sys.stderr)
-        return 130
+        return interrupted(SCRIPT, f"{journal.finished_chunks(chunks)} finished chunks are kept in {chunks}: "
+                                   "run the same command to continue")
     wall = time.perf_counter() - start
     print(result.report())
     written = (save_tournament if args.round_robin else save_match)(result, out, config, plots=args.plots)

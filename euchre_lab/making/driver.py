@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from euchre_env import Rules
 from euchre_env.extras import require
-from euchre_lab.cli import at_least, check_ranges, fail, remove_stale_temp_files
+from euchre_lab.cli import at_least, check_ranges, fail, interrupted, remove_stale_temp_files
 from euchre_lab.making import card, method
 from euchre_lab.making.journal import Journal
 from euchre_lab.making.method import Part, iteration_name
@@ -317,8 +317,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, SystemExit) as e:  # a distillation stopped by Ctrl-C saves and exits 130 itself
         if isinstance(e, SystemExit) and e.code != 130:
             raise
-        again = continue_command(argv)
-        print(f"\nmake: interrupted; the agent, the journal, labelled shards, checkpoints and match chunks are kept: "
-              f"run `{again}` again to continue the whole run", file=sys.stderr)
-        return 130
+        return interrupted(SCRIPT, "the agent, the journal, labelled shards, checkpoints and match chunks are kept: "
+                                   f"run `{continue_command(argv)}` again to continue the whole run")
     return 0

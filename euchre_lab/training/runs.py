@@ -24,7 +24,7 @@ from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
 from euchre_lab.training.checkpoints import LATEST, save_numbered
-from euchre_lab.cli import remove_stale_temp_files
+from euchre_lab.cli import interrupted, remove_stale_temp_files
 from euchre_lab.invocation import tool_name
 from euchre_lab.training.train_checks import Inputs, run_folder
 from euchre_lab.training.train_options import OPTION_NAMES, SCRIPT, Args, eval_opponents
@@ -147,9 +147,8 @@ def log_evaluation(run: Run, evaluation: dict[str, Any], step: int, where: str) 
 def save_and_stop(run: Run, checkpoint: dict[str, Any], update: int) -> None:
     """After Ctrl-C: write the checkpoint of the last finished update, say how to continue, exit 130."""
     run.save(checkpoint, update)
-    print(f"\n{tool_name(SCRIPT)}: interrupted after update {update}, checkpoint written; continue the run with: "
-          f"{train_command()} --resume {run.ckpt_dir / LATEST}", file=sys.stderr, flush=True)
-    raise SystemExit(130)
+    raise SystemExit(interrupted(SCRIPT, f"update {update}'s checkpoint is written; continue the run with: "
+                                         f"{train_command()} --resume {run.ckpt_dir / LATEST}"))
 
 
 class StopRequest:
@@ -219,11 +218,11 @@ def announce(args: Args) -> None:
     )
 
 
-def interrupted_message(args: Args | None) -> str:
-    """What to tell a user who pressed Ctrl-C: the exact command that continues the run, if it can be."""
+def kept_after_interrupt(args: Args | None) -> str:
+    """What a run stopped by Ctrl-C leaves: the exact command that continues it, if it can be continued."""
     if args is None:
-        return f"{tool_name(SCRIPT)}: interrupted before training started; nothing was written"
+        return "training had not started; nothing was written"
     latest = run_folder(args) / "checkpoints" / LATEST
     if not latest.exists():
-        return f"{tool_name(SCRIPT)}: interrupted before the run's first checkpoint; nothing to resume in {run_folder(args)}"
-    return f"{tool_name(SCRIPT)}: interrupted; continue the run with: {train_command()} --resume {latest}"
+        return f"the run had not reached its first checkpoint; nothing to resume in {run_folder(args)}"
+    return f"continue the run with: {train_command()} --resume {latest}"

@@ -24,7 +24,7 @@ from euchre_agents.teacher_data import MANIFEST, TeacherDataError, TeacherSettin
 from euchre_env.extras import require
 from euchre_env.rules import Rules, RulesError
 from euchre_lab.evaluation.backends import RAY_LOCAL, connect_ray, task_runner
-from euchre_lab.cli import at_least, check_ranges, fail, given_options, option_parser, remove_stale_temp_files
+from euchre_lab.cli import at_least, check_ranges, fail, given_options, interrupted, option_parser, remove_stale_temp_files
 
 SCRIPT = "python -m euchre_lab.training.teacher"
 SETTINGS = {f.name for f in dataclasses.fields(TeacherSettings)}
@@ -77,8 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TeacherDataError, RulesError, ValueError, OSError, WorkerDied) as e:
         return fail(SCRIPT, e)
     except KeyboardInterrupt:
-        print("\ninterrupted; the shards written are kept: run the same command again to continue", file=sys.stderr)
-        return 130
+        return interrupted(SCRIPT, "the shards written are kept: run the same command again to continue")
     made = sum(manifest["shards"].values()) - before
     seconds = time.perf_counter() - start
     print(

@@ -31,17 +31,17 @@ import shutil
 import sys
 
 from euchre_env.extras import MissingExtraError, require
-from euchre_lab.cli import fail
+from euchre_lab.cli import fail, interrupted
 
 
-def main(argv: list[str] | None = None) -> int | None:
+def main(argv: list[str] | None = None) -> int:
     """train.py's command line: check every option, then train; one line and exit status 2 for a bad input.
     `--stage make` (or a preset with `stage: make`, as configs/recipe.yaml) makes an agent instead (`euchre_lab.making`).
     Without the [train] extra (torch, tensorboard) it says so in one line and exits with status 2."""
     try:
         require("train", what="training")
     except MissingExtraError as e:
-        sys.exit(fail("train.py", e))
+        return fail("train.py", e)
     from euchre_agents.checkpoint import CheckpointError
     from euchre_env import RulesError
     from euchre_env.play import BotError
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int | None:
     from euchre_lab.cli import OptionError
     from euchre_lab.training.distill import distill
     from euchre_lab.training.ppo_trainer import train
-    from euchre_lab.training.runs import announce, default_run_name, interrupted_message
+    from euchre_lab.training.runs import announce, default_run_name, kept_after_interrupt
     from euchre_lab.training.train_checks import check_args, run_folder
     from euchre_lab.training.train_options import EXPLOIT, SCRIPT, parse_args
 
@@ -70,11 +70,11 @@ def main(argv: list[str] | None = None) -> int | None:
         announce(args)
         stage_functions[args.stage](dataclasses.replace(args, overwrite=False), inputs)
     except (OptionError, CheckpointError, RulesError, BotError) as e:
-        sys.exit(fail(SCRIPT, e))
+        return fail(SCRIPT, e)
     except KeyboardInterrupt:
-        print(interrupted_message(args), file=sys.stderr)
-        sys.exit(130)
+        return interrupted(SCRIPT, kept_after_interrupt(args))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
