@@ -388,6 +388,20 @@ def test_rollout_all_from_switches_the_labels_of_that_iteration_and_the_later_on
     assert kinds == {0: "label_true", 2: "label_rollout", 3: "label_rollout_all"}   # each its own rate for the ETAs
 
 
+def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tmp_path):
+    from euchre_lab.making.driver import MakeRun, learning_parts, replay_folders
+    from euchre_lab.making.options import Args
+
+    run = MakeRun(Args(replay=3), tmp_path, journal=None)
+    for j in range(1, 6):
+        run.data_path(j).mkdir(parents=True)
+    assert [f.name for f in replay_folders(run, 5)] == ["iter_003", "iter_004", "iter_005"]
+    assert [f.name for f in replay_folders(run, 1)] == ["iter_001"]
+    samples = [learning_parts(MakeRun(Args(replay=r), tmp_path, journal=None), 5)[1].size for r in (1, 2, 3, 6)]
+    assert samples == pytest.approx([samples[0]] * 4)   # two passes over two iterations' data, whatever the replay holds
+    assert learning_parts(run, 1)[1].size == pytest.approx(samples[0] / 2)   # the first iteration has one iteration's data
+
+
 def test_ctrl_c_names_the_command_that_continues_this_run(monkeypatch, capsys, tmp_path):
     from euchre_lab.making import driver
 

@@ -76,9 +76,8 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     name = iteration_name(k)
     settings, hands = labelling(run, k)
     previous = None if k == 0 else run.agent_path(k - 1)
-    folders = max(1, min(k, method.REPLAY)) if k else 1
-    epochs = (method.ITERATION_TRAINING if k else method.BOOTSTRAP_TRAINING)["distill_epochs"]
-    samples = hands * method.DECISIONS_PER_HAND * folders * epochs
+    folders = min(k, run.args.replay) if k else 1
+    samples = hands * method.DECISIONS_PER_HAND * folders * method.distil_passes(k, folders)
     kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
     return [
         Part(f"{name}/label", kind, hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
@@ -93,7 +92,7 @@ def replay_folders(run: MakeRun, k: int) -> list[Path]:
     if k == 0:
         return [run.data_path(0)]
     folders = []
-    for j in range(max(1, k - method.REPLAY + 1), k + 1):
+    for j in range(max(1, k - run.args.replay + 1), k + 1):
         folder = run.data_path(j)
         if j < k and not folder.exists():
             folder = run.folder / "data" / f"refill_{j:03d}"
@@ -218,6 +217,7 @@ def prepare(args: Args) -> MakeRun:
         require("ray", "ray", what="--ray")
     check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
                         "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0), "rollout_all_from": at_least(0),
+                        "replay": at_least(1),
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
     check_start(args)

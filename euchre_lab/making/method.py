@@ -10,8 +10,8 @@ Every iteration then takes the current agent to the next by the same three steps
    the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy; or every
    decision, cards too, by the agent's play-outs (`labels: rollout_all`; from iteration `rollout_all_from` on,
    whatever `labels` says) (`euchre_agents.teacher`);
-2. **distil** the values into the agent, from its own weights, over a replay of the last `REPLAY` iterations' data
-   (`euchre_lab.training.distill`);
+2. **distil** the values into the agent, from its own weights, over a replay of the last `replay` iterations' data,
+   as many samples as two passes over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
 Only the agent file and the journal carry over between iterations. A replay folder that is missing (a run moved
@@ -34,11 +34,12 @@ BEHAVIOUR_SHARE = 0.7
 """Share of seats the current agent plays while labelling; `heuristic` plays the rest."""
 EPSILON = 0.1
 """Share of moves made uniformly at random while labelling."""
-REPLAY = 2
-"""Iterations of labelled data an iteration distils (its own and the one before)."""
 GAMES_PER_SHARD = 256
 BOOTSTRAP_TRAINING = {"learning_rate": 1e-3, "distill_epochs": 2.0}
 ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 2.0}
+SAMPLED_ITERATIONS = 2
+"""An iteration's distillation draws as many samples as `distill_epochs` passes over this many iterations' data,
+whatever its replay holds, so that its cost does not grow with the replay."""
 TRAINING = {"stage": "distill", "anneal_lr": True, "max_grad_norm": 1.0, "distill_batch_size": 2048, "holdout_fraction": 0.02,
             "canonical_suits": True, "action_values": True, "save_interval": 250, "keep_checkpoints": 1, "eval_interval": 0,
             "device": "cpu"}
@@ -118,12 +119,20 @@ def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- distil and export
 
 
+def distil_passes(k: int, folders: int) -> float:
+    """Passes over its replay of `folders` folders that iteration k's distillation makes (the bootstrap's: two)."""
+    if k == 0:
+        return BOOTSTRAP_TRAINING["distill_epochs"]
+    return ITERATION_TRAINING["distill_epochs"] * min(k, SAMPLED_ITERATIONS) / folders
+
+
 def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
     """train.py's `Args` of iteration k's distillation."""
     from euchre_lab.training.train_options import Args
 
     a = run.args
-    return Args(**TRAINING, **(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), **a.network,
+    training = {**(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), "distill_epochs": distil_passes(k, len(folders))}
+    return Args(**TRAINING, **training, **a.network,
                 teacher_data=",".join(str(f) for f in folders), init_checkpoint=init, resume=resume, rules=a.rules,
                 seed=a.seed * 10_000 + k, run_name=iteration_name(k), runs_dir=str(run.folder / "training"),
                 progress=a.progress, torch_threads=a.torch_threads)
@@ -163,7 +172,7 @@ def export(run: Any, k: int) -> dict[str, Any]:
     for old in agent.parent.glob("*.pt"):
         if old != agent:
             old.unlink()
-    keep = {run.data_path(j) for j in range(max(1, k - REPLAY + 2), k + 1)}
+    keep = {run.data_path(j) for j in range(max(1, k - run.args.replay + 2), k + 1)}
     for folder in (run.folder / "data").glob("*"):
         if folder not in keep:
             shutil.rmtree(folder)

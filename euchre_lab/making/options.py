@@ -62,6 +62,10 @@ class Args:
     rollout_all_from: int = 9
     """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
     are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
+    replay: int = 2
+    """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
+    size stays two passes over two iterations' data however many the replay holds (a larger replay is fewer passes
+    over more hands); a run moved without its data folders refills them by the current agent"""
     start: str = BOOTSTRAP
     """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
     named table with a shipped agent (its weights, carried over to this table; card by card where the deck differs,
