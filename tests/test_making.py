@@ -21,8 +21,9 @@ from conftest import SUBPROCESS_TIMEOUT
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "configs/recipe_smoke.yaml"
 ITERATION = ["label", "distil", "export", "curve_pimc", "curve_heuristic"]
-PARTS = [f"{head}/{tail}" for head in ("bootstrap", "iter_001", "iter_002") for tail in ITERATION] + [
-    f"final_iter_002/{tail}" for tail in ("agent", "vs_pimc", "vs_heuristic", "vs_shipped")]
+FINETUNE = [f"finetune_002/{tail}" for tail in ("train", "export", "curve_pimc", "curve_heuristic")]
+PARTS = [f"{head}/{tail}" for head in ("bootstrap", "iter_001", "iter_002") for tail in ITERATION] + FINETUNE + [
+    f"final_finetune_002/{tail}" for tail in ("agent", "vs_pimc", "vs_heuristic", "vs_shipped")]
 
 
 def make(runs: Path, *extra: str, **kwargs) -> subprocess.CompletedProcess:
@@ -67,6 +68,9 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     parts = journal(folder)["parts"]
     assert list(parts) == PARTS and all(r["status"] == "finished" for r in parts.values())
     assert parts["bootstrap/label"]["facts"]["decisions"] > 0 and parts["iter_002/distil"]["facts"]["updates"] > 0
+    assert parts["finetune_002/train"]["facts"]["steps"] >= 16384
+    assert same_weights(folder / "agent.pt", folder / "agents" / "finetune_002.pt")   # the run's agent is the fine-tune's
+    assert not same_weights(folder / "agent.pt", folder / "agents" / "iter_002.pt")
     assert parts["iter_002/distil"]["facts"]["data"] == ["data/iter_001", "data/iter_002"]  # the replay
     kinds = [parts[f"{head}/label"]["kind"] for head in ("bootstrap", "iter_001", "iter_002")]
     assert kinds == ["label_true", "label_rollout", "label_rollout_all"]   # rollout_all_from: 2
@@ -75,7 +79,7 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
     card = (folder / "MODEL_CARD.md").read_text()
     for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "**Commit** (that made agent.pt):", "Machine:",
-                   "| iter_002 |", "| 2 |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
+                   "| iter_002 |", "| 2 |", "| 2 + fine-tune |", "Then `finetune_002`", "| fine-tune (PPO self-play) |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
                    "| distillation |", "| labelling, play-outs for every decision (iterations) |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
         assert needed in card, needed
     assert (folder / "curve.png").stat().st_size > 0
@@ -83,7 +87,7 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
 
 def test_the_state_between_iterations_is_one_agent_file_and_the_journal(smoke):
     folder, _ = smoke
-    assert [p.name for p in (folder / "agents").iterdir()] == ["iter_002.pt"]
+    assert sorted(p.name for p in (folder / "agents").iterdir()) == ["finetune_002.pt", "iter_002.pt"]
     assert sorted(p.name for p in (folder / "data").iterdir()) == ["iter_002"]  # the next iteration's replay, no more
     assert not (folder / "training" / "iter_002" / "checkpoints").exists()
 
@@ -106,7 +110,7 @@ def test_a_second_run_redoes_nothing(smoke):
     again = make(folder.parent)
     assert again.returncode == 0, again.stderr[-3000:]
     assert time.perf_counter() - start < first
-    assert journal(folder)["parts"] == before and "19 of 19 parts done" in again.stdout
+    assert journal(folder)["parts"] == before and "23 of 23 parts done" in again.stdout
 
 
 def test_another_preset_is_refused_in_one_line_and_nothing_changes(smoke):
@@ -132,8 +136,8 @@ def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
     copy = continued(smoke, tmp_path, "--iterations", "3")
     parts = journal(copy)["parts"]
     assert all(parts[p] == journal(folder)["parts"][p] for p in PARTS[:15])  # the iterations done are kept
-    assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_iter_003/vs_shipped"]["status"] == "finished"
-    assert [p.name for p in (copy / "agents").iterdir()] == ["iter_003.pt"]
+    assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_finetune_003/vs_shipped"]["status"] == "finished"
+    assert sorted(p.name for p in (copy / "agents").iterdir()) == ["finetune_003.pt", "iter_003.pt"]   # the new last iteration's
 
 
 def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, tmp_path):
@@ -281,7 +285,8 @@ def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
     first = 5 if args.start == "bootstrap" else 3   # a carried-over first agent is not labelled, distilled or exported
     carried_and_iterated = args.start != "bootstrap" and args.iterations > 0
     finals = 3 + (shipped_spec(Rules.from_dict(args.rules)) is not None) + carried_and_iterated   # vs shipped, vs start
-    assert len(plan(run)) == 5 * args.iterations + first + finals
+    finetune = 4 if args.finetune_steps else 0   # train, export, two curve matches
+    assert len(plan(run)) == 5 * args.iterations + first + finetune + finals
     assert set(args.network) == {"hidden_size", "num_layers"}
 
 
@@ -294,7 +299,7 @@ def test_a_run_can_start_from_another_tables_shipped_agent(tmp_path):
     from euchre_env.named_tables import NAMED_TABLES
 
     done = make(tmp_path, "--start", "standard", "--rules", "stick_the_dealer=false", "throw_in_same_dealer=false",
-                "--network", "{hidden_size: 512, num_layers: 3}", "--iterations", "1", "--run-name", "carried")
+                "--network", "{hidden_size: 512, num_layers: 3}", "--iterations", "1", "--finetune-steps", "0", "--run-name", "carried")
     assert done.returncode == 0, done.stderr[-3000:]
     folder = tmp_path / "carried"
     start = torch.load(folder / "start.pt", weights_only=False)
@@ -351,8 +356,9 @@ def test_a_run_continued_after_its_agent_was_shipped_does_not_play_it_against_it
 
 
 @pytest.mark.parametrize("key, answer", [
-    ("start", (0, "19 of 19 parts done")),   # its run did what the default does
+    ("start", (0, "23 of 23 parts done")),   # its run did what the default does
     ("rollout_all_from", (2, "another preset (rollout_all_from: 0 there, 2 here)")),   # its labels never switched
+    ("finetune_steps", (2, "another preset (finetune_steps: 0 there, 16384 here)")),   # its run made no fine-tune
 ])
 def test_a_journal_written_before_a_preset_key_existed_reads_what_its_run_did(smoke, tmp_path, key, answer):
     """A key the journal lacks is taken as what its run did: the default, or what runs did before the key existed."""
@@ -424,7 +430,7 @@ def test_a_finished_run_moved_without_agent_pt_writes_it_again_as_it_was_made(sm
     shutil.copytree(folder / "agents", moved / "agents")
     shutil.copy(folder / "journal.json", moved)
     again = make(tmp_path)
-    assert again.returncode == 0 and "18 of 19 parts done" in again.stdout, again.stderr[-2000:]
+    assert again.returncode == 0 and "22 of 23 parts done" in again.stdout, again.stderr[-2000:]
     assert same_weights(moved / "agent.pt", folder / "agent.pt")
     made = [read_checkpoint(str(f / "agent.pt"), PLAY)["made_by"] for f in (folder, moved)]
     assert made[0] == made[1]   # the command and commit that made it, not the one that moved it

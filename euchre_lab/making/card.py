@@ -90,13 +90,31 @@ def shipped_spec(rules: Rules) -> str | None:
 # ---------------------------------------------------------------- the curve and the card
 
 
-def curve_points(journal: dict[str, Any], opponent: str) -> list[tuple[int, dict[str, float]]]:
-    """(iteration, margin) of each learning-curve match against `opponent` the journal holds, in order."""
+FINETUNE_OFFSET = 0.5
+"""Where a fine-tune's curve point stands: half an iteration after the iteration it fine-tuned."""
+
+
+def stage_position(head: str) -> float:
+    """The curve's x of a stage: 0 for the bootstrap, k for iteration k, k + FINETUNE_OFFSET for its fine-tune."""
+    if head == "bootstrap":
+        return 0
+    if head.startswith("finetune_"):
+        return int(head.removeprefix("finetune_")) + FINETUNE_OFFSET
+    return int(head.removeprefix("iter_"))
+
+
+def stage_label(x: float) -> str:
+    """`12`, or `12 + fine-tune`."""
+    return f"{int(x)} + fine-tune" if x != int(x) else f"{int(x)}"
+
+
+def curve_points(journal: dict[str, Any], opponent: str) -> list[tuple[float, dict[str, float]]]:
+    """(position, margin) of each learning-curve match against `opponent` the journal holds, in order."""
     points = []
     for name, record in journal["parts"].items():
         head, _, tail = name.partition("/")
         if tail == f"curve_{opponent}" and record.get("status") == "finished":
-            points.append((0 if head == "bootstrap" else int(head.removeprefix("iter_")), record["facts"]["margin"]))
+            points.append((stage_position(head), record["facts"]["margin"]))
     return sorted(points, key=lambda p: p[0])
 
 
@@ -118,7 +136,7 @@ def draw_curve(journal: dict[str, Any], out: Path, title: str) -> None:
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent}")
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("iteration (0: the first agent)")
+    ax.set_xlabel("iteration (0: the first agent; a half step: the fine-tune)")
     ax.set_ylabel("margin, points per hand (95% interval)")
     ax.set_title(title)
     ax.legend()
@@ -182,13 +200,14 @@ def card_text(run: Any, final: str) -> str:
         lines.append(f"| {head} | {_hours(rec['label'].get('wall_s', 0.0))} | {_hours(rec['distil'].get('wall_s', 0.0))} | "
                      f"{_hours(curve)} | {rec['label'].get('facts', {}).get('decisions', 0):,} | "
                      f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
+    lines += finetune_lines(run, parts)
     lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
     lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(j)]
     lines += ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {46_100})", "",
               f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
     pimc, heuristic = dict(curve_points(j, "pimc")), dict(curve_points(j, "heuristic"))
     for k in sorted(set(pimc) | set(heuristic)):
-        lines.append(f"| {k} | {_margin(pimc.get(k))} | {_margin(heuristic.get(k))} |")
+        lines.append(f"| {stage_label(k)} | {_margin(pimc.get(k))} | {_margin(heuristic.get(k))} |")
     lines += ["", "## Final matches (duplicate deals, 95% intervals)", "",
               "| opponent | pairs | margin per hand | point share | seed | wall time |", "|---|---:|---|---|---:|---:|"]
     for name, record in parts.items():
@@ -200,6 +219,18 @@ def card_text(run: Any, final: str) -> str:
     lines += ["", "## Exploitability", "", *probe_lines(run), "",
               "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
     return "\n".join(lines)
+
+
+def finetune_lines(run: Any, parts: dict[str, Any]) -> list[str]:
+    """The fine-tune's row: its steps, updates and wall time; nothing for a run without one."""
+    if not run.args.finetune_steps:
+        return []
+    head = f"finetune_{run.args.iterations:03d}"
+    train = parts.get(f"{head}/train", {})
+    facts = train.get("facts", {})
+    return ["", f"Then `{head}`: iteration {run.args.iterations}'s agent fine-tuned by {facts.get('steps', 0):,} steps "
+                f"({facts.get('updates', 0):,} updates) of PPO self-play kept near it by a KL penalty (configs/finetune.yaml) "
+                f"in {_hours(train.get('wall_s', 0.0))}."]
 
 
 def first_agent(run: Any) -> str:
@@ -240,7 +271,7 @@ def probe_lines(run: Any) -> list[str]:
 
 PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollout": "labelling, play-outs (iterations)",
                  "label_rollout_all": "labelling, play-outs for every decision (iterations)",
-                 "distil": "distillation", "export": "exports"}
+                 "distil": "distillation", "finetune": "fine-tune (PPO self-play)", "export": "exports"}
 
 
 def profile(journal: dict[str, Any]) -> list[tuple[str, float, float]]:

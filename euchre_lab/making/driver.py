@@ -21,10 +21,10 @@ from euchre_lab.making.method import Part, iteration_name
 from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, START, Args,
                                        MakeError, parse_args, preset_of, run_folder)
 
-FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "label_rollout_all": 100.0, "distil": 20_000.0, "match_pimc": 56.0,
-                  "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
-"""Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling), for
-the ETAs until the run measures its own: the rates the project measured on that machine."""
+FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "label_rollout_all": 100.0, "distil": 20_000.0,
+                  method.FINETUNE: 2_700.0, "match_pimc": 56.0, "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
+"""Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling, steps
+for the fine-tune), for the ETAs until the run measures its own: the rates the project measured on that machine."""
 
 
 @dataclass
@@ -39,6 +39,10 @@ class MakeRun:
     def agent_path(self, k: int) -> Path:
         """Iteration k's agent file."""
         return self.folder / "agents" / f"{iteration_name(k)}.pt"
+
+    def last_agent_path(self) -> Path:
+        """The file of the agent the run ends with: the last iteration's, or its fine-tune's."""
+        return self.folder / "agents" / f"{method.last_name(self.args)}.pt"
 
     def data_path(self, k: int) -> Path:
         """Iteration k's labelled hands."""
@@ -55,11 +59,29 @@ def iteration_parts(run: MakeRun, k: int) -> list[Part]:
         parts = [Part(f"{name}/carry_over", "export", 0, lambda r: method.carry_over(r, a.start, r.folder / START))]
     else:
         parts = learning_parts(run, k)
+    return parts + curve_parts(run, name, run.agent_path(k))
+
+
+def curve_parts(run: MakeRun, name: str, agent: Path) -> list[Part]:
+    """The learning-curve matches of stage `name`'s agent."""
+    parts = []
     for opponent in method.CURVE_OPPONENTS:
         out = run.folder / "curve" / f"{name}_vs_{opponent}"
-        parts.append(Part(f"{name}/curve_{opponent}", f"match_{opponent}", 2 * a.curve_pairs,
-                          lambda r, o=opponent, out=out: method.match(r, r.agent_path(k), o, a.curve_pairs, method.CURVE_SEED, out)))
+        parts.append(Part(f"{name}/curve_{opponent}", f"match_{opponent}", 2 * run.args.curve_pairs,
+                          lambda r, o=opponent, out=out: method.match(r, agent, o, r.args.curve_pairs, method.CURVE_SEED, out)))
     return parts
+
+
+def finetune_parts(run: MakeRun) -> list[Part]:
+    """The fine-tune of the last iteration's agent, its export and its learning-curve matches; none without
+    `finetune_steps`."""
+    k = run.args.iterations
+    if not run.args.finetune_steps:
+        return []
+    name = method.finetune_name(k)
+    return [Part(f"{name}/train", method.FINETUNE, run.args.finetune_steps, lambda r: method.finetune(r, k)),
+            Part(f"{name}/export", "export", 0, lambda r: method.export_finetune(r, k)),
+            *curve_parts(run, name, run.last_agent_path())]
 
 
 def labelling(run: MakeRun, k: int, refill: bool = False) -> tuple[Any, int]:
@@ -102,11 +124,11 @@ def replay_folders(run: MakeRun, k: int) -> list[Path]:
 
 
 def final_parts(run: MakeRun) -> list[Part]:
-    """After the last iteration: agent.pt with the preset it was made with, the final matches."""
+    """After the last iteration (and its fine-tune): agent.pt with the preset it was made with, the final matches."""
     last = run.args.iterations
-    name = f"final_{iteration_name(last)}"
+    name = final_name(run.args)
     agent = run.folder / AGENT
-    parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.agent_path(last), agent, f"{name}/agent"))]
+    parts = [Part(f"{name}/agent", "export", 0, lambda r: card.write_agent(r, r.last_agent_path(), agent, f"{name}/agent"))]
     opponents = {"pimc": "pimc", "heuristic": "heuristic"}
     shipped = card.shipped_spec(Rules.from_dict(run.args.rules))
     if shipped and not is_own_agent(run, name, shipped):
@@ -118,6 +140,11 @@ def final_parts(run: MakeRun) -> list[Part]:
         parts.append(Part(f"{name}/vs_{key}", f"match_{key}", 2 * run.args.final_pairs,
                           lambda r, s=spec, key=key, out=out: final_match(r, agent, s, key, out)))
     return parts
+
+
+def final_name(args: Args) -> str:
+    """`final_iter_012`, or `final_finetune_012`: the head of the final parts, named by the agent they play."""
+    return f"final_{method.last_name(args)}"
 
 
 def is_own_agent(run: MakeRun, final: str, spec: str) -> bool:
@@ -141,7 +168,7 @@ def final_match(run: MakeRun, agent: Path, spec: str, key: str, out: Path) -> di
 def plan(run: MakeRun) -> list[Part]:
     """Every part of the run, in order."""
     parts = [p for k in range(run.args.iterations + 1) for p in iteration_parts(run, k)]
-    return parts + final_parts(run)
+    return parts + finetune_parts(run) + final_parts(run)
 
 
 # ---------------------------------------------------------------- running
@@ -206,7 +233,7 @@ def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     k = 0 if head == "bootstrap" else int(head.removeprefix("iter_")) if head.startswith("iter_") else None
     if tail == "label":
         return not (run.data_path(k) / "manifest.json").exists()
-    if tail == "distil":
+    if tail in ("distil", "train"):
         return not (run.folder / "training" / head / "checkpoints" / "latest.pt").exists()
     return False
 
@@ -217,10 +244,13 @@ def prepare(args: Args) -> MakeRun:
         require("ray", "ray", what="--ray")
     check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
                         "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0), "rollout_all_from": at_least(0),
-                        "replay": at_least(1),
+                        "replay": at_least(1), "finetune_steps": at_least(0),
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
     check_start(args)
+    if args.finetune_steps and args.finetune_steps < method.finetune_batch()[0]:
+        raise MakeError(f"finetune_steps={args.finetune_steps} is less than one update of the fine-tune "
+                        f"({method.finetune_batch()[0]} steps, {method.FINETUNE_PRESET}); raise it, or 0 for no fine-tune")
     if args.labels not in LABELS:
         raise MakeError(f"labels={args.labels!r} is not one of {', '.join(LABELS)}")
     unknown = sorted(set(args.network) - set(NETWORK_KEYS))
@@ -290,7 +320,7 @@ def drive(run: MakeRun) -> None:
                 run_part(run, part, i, todo)
     finally:
         run.writer.close()
-    card.write_card(run, f"final_{iteration_name(run.args.iterations)}", run.folder / CARD)
+    card.write_card(run, final_name(run.args), run.folder / CARD)
     say(f"done: {run.folder / AGENT} (play it as ppo:{run.folder / AGENT}), card {run.folder / CARD}")
 
 

@@ -14,6 +14,9 @@ Every iteration then takes the current agent to the next by the same three steps
    as many samples as two passes over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
+With `finetune_steps`, PPO self-play then fine-tunes the last iteration's agent, a KL penalty keeping it near that
+agent (`configs/finetune.yaml`), and the fine-tuned agent is measured the same way and becomes the run's agent.
+
 Only the agent file and the journal carry over between iterations. A replay folder that is missing (a run moved
 to another machine) is refilled by the current agent before distilling.
 """
@@ -21,6 +24,7 @@ to another machine) is refilled by the current agent before distilling.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +70,21 @@ class Part:
 def iteration_name(k: int) -> str:
     """`bootstrap` for 0, else `iter_001`, ..."""
     return "bootstrap" if k == 0 else f"iter_{k:03d}"
+
+
+FINETUNE = "finetune"
+FINETUNE_PRESET = "configs/finetune.yaml"
+"""train.py's preset of the fine-tune: its opponents, KL penalty, learning rate and batch."""
+
+
+def finetune_name(k: int) -> str:
+    """`finetune_012`: the fine-tune of iteration k's agent."""
+    return f"{FINETUNE}_{k:03d}"
+
+
+def last_name(args: Any) -> str:
+    """The name of the stage that makes the run's agent: the last iteration, or its fine-tune."""
+    return finetune_name(args.iterations) if args.finetune_steps else iteration_name(args.iterations)
 
 
 def shard_plan(hands: int) -> tuple[int, int]:
@@ -155,6 +174,57 @@ def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
     done = read_checkpoint(str(latest), RESUME)
     return {"updates": done["update"], "samples": done["global_step"], "work": done["global_step"] - start,
             "data": [str(f.relative_to(run.folder)) for f in folders]}
+
+
+def finetune_batch() -> tuple[int, int]:
+    """(steps per update, value warm-up updates) of FINETUNE_PRESET."""
+    from euchre_lab.training.train_options import read_config
+
+    preset = read_config(FINETUNE_PRESET)
+    return preset["num_envs"] * preset["num_steps"], preset.get("value_warmup_updates", 0)
+
+
+def finetune(run: Any, k: int) -> dict[str, Any]:
+    """Fine-tune iteration k's agent by `finetune_steps` of PPO self-play (FINETUNE_PRESET), continuing exactly from the
+    fine-tune's latest checkpoint if one was written; its updates and steps."""
+    from euchre_agents.checkpoint import RESUME, read_checkpoint
+    from euchre_lab.training.checkpoints import LATEST
+    from euchre_lab.training.ppo_trainer import train
+    from euchre_lab.training.train_checks import check_args
+    from euchre_lab.training.train_options import parse_args
+
+    a, name = run.args, finetune_name(k)
+    latest = run.folder / "training" / name / "checkpoints" / LATEST
+    how = ["--progress", str(a.progress).lower(), "--torch-threads", str(a.torch_threads)]
+    if latest.exists():
+        argv = ["--resume", str(latest), *how]
+        start = read_checkpoint(str(latest), RESUME)["global_step"]
+    else:
+        batch, warmup = finetune_batch()
+        warmup = min(warmup, a.finetune_steps // batch // 2)   # a short fine-tune keeps half its updates for the policy
+        argv = ["--config", FINETUNE_PRESET, "--init-checkpoint", str(run.agent_path(k)), "--total-timesteps",
+                str(a.finetune_steps), "--value-warmup-updates", str(warmup), "--eval-interval", "0", "--keep-checkpoints", "1", "--seed", str(a.seed * 10_000 + k),
+                "--runs-dir", str(run.folder / "training"), "--run-name", name, "--device", "cpu", *how]
+        argv += ["--rules", json.dumps(a.rules)] if a.rules else []
+        start = 0
+    args, checkpoint = parse_args(argv)
+    train(args, check_args(args, checkpoint))
+    done = read_checkpoint(str(latest), RESUME)
+    return {"updates": done["update"], "steps": done["global_step"], "work": done["global_step"] - start}
+
+
+def export_finetune(run: Any, k: int) -> dict[str, Any]:
+    """agents/finetune_K.pt from the fine-tune's last checkpoint, beside iteration k's agent (more iterations
+    continue from that one); the fine-tune's checkpoints go."""
+    from euchre_agents.base import file_sha256
+    from euchre_agents.checkpoint import export_policy
+    from euchre_lab.training.checkpoints import LATEST
+
+    training = run.folder / "training" / finetune_name(k) / "checkpoints"
+    agent = run.folder / "agents" / f"{finetune_name(k)}.pt"
+    export_policy(str(training / LATEST), str(agent))
+    shutil.rmtree(training)
+    return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
 
 
 def export(run: Any, k: int) -> dict[str, Any]:

@@ -66,6 +66,9 @@ class Args:
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
     size stays two passes over two iterations' data however many the replay holds (a larger replay is fewer passes
     over more hands); a run moved without its data folders refills them by the current agent"""
+    finetune_steps: int = 0
+    """after the last iteration, steps of PPO self-play that fine-tune its agent, kept near it by a KL penalty (the
+    settings of configs/finetune.yaml); the fine-tuned agent is the run's agent. 0: none"""
     start: str = BOOTSTRAP
     """what makes the first agent: `bootstrap` (`bootstrap_hands` hands of heuristic play labelled double-dummy), or a
     named table with a shipped agent (its weights, carried over to this table; card by card where the deck differs,
