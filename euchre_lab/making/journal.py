@@ -15,9 +15,10 @@ FORMAT = "euchre-making-v1"
 GROWS = ("iterations", "final_pairs")
 """Preset keys a run may change when it continues: more iterations continue a finished run, and another
 `final_pairs` plays the final matches again at that size (a pilot's small final matches, then full ones)."""
-BEFORE_KEY = {"rollout_all_from": 0}
+BEFORE_KEY = {"rollout_all_from": 0, "finetune_steps": 0}
 """What a run made before a preset key existed did, where that is not the key's default today: a journal that lacks
-`rollout_all_from` comes from a run whose labels never switched."""
+`rollout_all_from` comes from a run whose labels never switched, one that lacks `finetune_steps` from a run
+without a fine-tune."""
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> str | None:

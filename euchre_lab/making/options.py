@@ -66,7 +66,7 @@ class Args:
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
     size stays two passes over two iterations' data however many the replay holds (a larger replay is fewer passes
     over more hands); a run moved without its data folders refills them by the current agent"""
-    finetune_steps: int = 0
+    finetune_steps: int = 4_500_000
     """after the last iteration, steps of PPO self-play that fine-tune its agent, kept near it by a KL penalty (the
     settings of configs/finetune.yaml); the fine-tuned agent is the run's agent. 0: none"""
     start: str = BOOTSTRAP
