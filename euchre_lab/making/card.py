@@ -14,6 +14,7 @@ from euchre_agents.atomic import write_atomic
 from euchre_env import Rules
 from euchre_env.named_tables import table_name
 from euchre_lab.making.journal import FORMAT
+from euchre_lab.making.method import FINETUNE, finetune_name
 from euchre_lab.making.options import BOOTSTRAP, preset_of
 
 CURVE_FIGURE = "curve.png"
@@ -98,8 +99,8 @@ def stage_position(head: str) -> float:
     """The curve's x of a stage: 0 for the bootstrap, k for iteration k, k + FINETUNE_OFFSET for its fine-tune."""
     if head == "bootstrap":
         return 0
-    if head.startswith("finetune_"):
-        return int(head.removeprefix("finetune_")) + FINETUNE_OFFSET
+    if head.startswith(f"{FINETUNE}_"):
+        return int(head.removeprefix(f"{FINETUNE}_")) + FINETUNE_OFFSET
     return int(head.removeprefix("iter_"))
 
 
@@ -225,7 +226,7 @@ def finetune_lines(run: Any, parts: dict[str, Any]) -> list[str]:
     """The fine-tune's row: its steps, updates and wall time; nothing for a run without one."""
     if not run.args.finetune_steps:
         return []
-    head = f"finetune_{run.args.iterations:03d}"
+    head = finetune_name(run.args.iterations)
     train = parts.get(f"{head}/train", {})
     facts = train.get("facts", {})
     return ["", f"Then `{head}`: iteration {run.args.iterations}'s agent fine-tuned by {facts.get('steps', 0):,} steps "
@@ -271,7 +272,7 @@ def probe_lines(run: Any) -> list[str]:
 
 PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollout": "labelling, play-outs (iterations)",
                  "label_rollout_all": "labelling, play-outs for every decision (iterations)",
-                 "distil": "distillation", "finetune": "fine-tune (PPO self-play)", "export": "exports"}
+                 "distil": "distillation", FINETUNE: "fine-tune (PPO self-play)", "export": "exports"}
 
 
 def profile(journal: dict[str, Any]) -> list[tuple[str, float, float]]:

@@ -40,9 +40,14 @@ class MakeRun:
         """Iteration k's agent file."""
         return self.folder / "agents" / f"{iteration_name(k)}.pt"
 
+    def finetune_agent_path(self, k: int) -> Path:
+        """The agent file of iteration k's fine-tune."""
+        return self.folder / "agents" / f"{method.finetune_name(k)}.pt"
+
     def last_agent_path(self) -> Path:
         """The file of the agent the run ends with: the last iteration's, or its fine-tune's."""
-        return self.folder / "agents" / f"{method.last_name(self.args)}.pt"
+        k = self.args.iterations
+        return self.finetune_agent_path(k) if self.args.finetune_steps else self.agent_path(k)
 
     def data_path(self, k: int) -> Path:
         """Iteration k's labelled hands."""
@@ -248,9 +253,7 @@ def prepare(args: Args) -> MakeRun:
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
     check_start(args)
-    if args.finetune_steps and args.finetune_steps < method.finetune_batch()[0]:
-        raise MakeError(f"finetune_steps={args.finetune_steps} is less than one update of the fine-tune "
-                        f"({method.finetune_batch()[0]} steps, {method.FINETUNE_PRESET}); raise it, or 0 for no fine-tune")
+    check_finetune(args)
     if args.labels not in LABELS:
         raise MakeError(f"labels={args.labels!r} is not one of {', '.join(LABELS)}")
     unknown = sorted(set(args.network) - set(NETWORK_KEYS))
@@ -269,6 +272,14 @@ def prepare(args: Args) -> MakeRun:
     if current and not (folder / current["path"]).exists():
         raise MakeError(f"the run's agent file {folder / current['path']} is missing: copy it with {JOURNAL}, or pass --overwrite to start over")
     return run
+
+
+def check_finetune(args: Args) -> None:
+    """A fine-tune, if any, of at least one PPO update of its preset."""
+    update = method.finetune_batch()[0] if args.finetune_steps else 0
+    if args.finetune_steps < update:
+        raise MakeError(f"finetune_steps={args.finetune_steps} is less than one update of the fine-tune "
+                        f"({update} steps, {method.FINETUNE_PRESET}); raise it, or 0 for no fine-tune")
 
 
 def check_start(args: Args) -> None:

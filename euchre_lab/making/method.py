@@ -202,9 +202,10 @@ def finetune(run: Any, k: int) -> dict[str, Any]:
     else:
         batch, warmup = finetune_batch()
         warmup = min(warmup, a.finetune_steps // batch // 2)   # a short fine-tune keeps half its updates for the policy
-        argv = ["--config", FINETUNE_PRESET, "--init-checkpoint", str(run.agent_path(k)), "--total-timesteps",
-                str(a.finetune_steps), "--value-warmup-updates", str(warmup), "--eval-interval", "0", "--keep-checkpoints", "1", "--seed", str(a.seed * 10_000 + k),
-                "--runs-dir", str(run.folder / "training"), "--run-name", name, "--device", "cpu", *how]
+        argv = ["--config", FINETUNE_PRESET, "--init-checkpoint", str(run.agent_path(k)),
+                "--total-timesteps", str(a.finetune_steps), "--value-warmup-updates", str(warmup), "--eval-interval", "0",
+                "--keep-checkpoints", "1", "--seed", str(a.seed * 10_000 + k), "--runs-dir", str(run.folder / "training"),
+                "--run-name", name, "--device", "cpu", *how]
         argv += ["--rules", json.dumps(a.rules)] if a.rules else []
         start = 0
     args, checkpoint = parse_args(argv)
@@ -221,7 +222,7 @@ def export_finetune(run: Any, k: int) -> dict[str, Any]:
     from euchre_lab.training.checkpoints import LATEST
 
     training = run.folder / "training" / finetune_name(k) / "checkpoints"
-    agent = run.folder / "agents" / f"{finetune_name(k)}.pt"
+    agent = run.finetune_agent_path(k)
     export_policy(str(training / LATEST), str(agent))
     shutil.rmtree(training)
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
