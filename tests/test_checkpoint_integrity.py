@@ -246,7 +246,7 @@ def test_making_an_agent_clears_stale_temp_files_in_its_run_folder_when_it_start
     from euchre_lab.making import driver
 
     monkeypatch.setattr(driver, "plan", lambda run: [])
-    monkeypatch.setattr(driver.card, "write_card", lambda run, final, path: None)
+    monkeypatch.setattr(driver.card, "write_card", lambda run, final, planned, path: None)
     monkeypatch.chdir(ROOT)
     argv = ["--config", "configs/recipe_smoke.yaml", "--runs-dir", str(tmp_path)]
     assert driver.main(argv) == 0  # no parts to do: a run folder with its journal

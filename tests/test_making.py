@@ -138,6 +138,10 @@ def test_more_iterations_continue_a_finished_run(smoke, tmp_path):
     assert all(parts[p] == journal(folder)["parts"][p] for p in PARTS[:15])  # the iterations done are kept
     assert parts["iter_003/distil"]["attempts"] == 1 and parts["final_finetune_003/vs_shipped"]["status"] == "finished"
     assert sorted(p.name for p in (copy / "agents").iterdir()) == ["finetune_003.pt", "iter_003.pt"]   # the new last iteration's
+    earlier = [p for p in parts if p.split("/")[0] in ("finetune_002", "final_finetune_002")]   # the two-iteration preset's
+    card = (copy / "MODEL_CARD.md").read_text()
+    assert earlier and f"the journal keeps {len(earlier)} more part(s) of an earlier preset, not counted" in card
+    assert f"over {len(parts) - len(earlier)} parts" in card
 
 
 def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, tmp_path):

@@ -160,13 +160,15 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.2f} h"
 
 
-def card_text(run: Any, final: str) -> str:
+def card_text(run: Any, final: str, planned: list[str]) -> str:
     """MODEL_CARD.md from the journal: the preset and command, the commit, the machine, each part's wall time, the
-    curve and the final matches with their seeds."""
+    curve and the final matches with their seeds. Times count the parts named in `planned` (the preset's plan), not
+    the parts an earlier preset of a continued run played."""
     from euchre_lab.evaluation.match_result import rules_label
 
     j = run.journal.data
-    parts = j["parts"]
+    parts = {name: j["parts"][name] for name in planned if name in j["parts"]}
+    others = len(j["parts"]) - len(parts)
     agent = run.folder / "agent.pt"
     made = made_by(run)
     kept = agent_made_by(agent) or made  # what made agent.pt, not a later command that only rewrote this card
@@ -185,7 +187,8 @@ def card_text(run: Any, final: str) -> str:
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
         f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "
-        f"part's end, pauses between commands included",
+        f"part's end, pauses between commands included"
+        + (f"; the journal keeps {others} more part(s) of an earlier preset, not counted" if others else ""),
         f"- **First agent:** {first_agent(run)}",
         f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",
         "",
@@ -203,7 +206,7 @@ def card_text(run: Any, final: str) -> str:
                      f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
     lines += finetune_lines(run, parts)
     lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
-    lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(j)]
+    lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(parts)]
     lines += ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {46_100})", "",
               f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
     pimc, heuristic = dict(curve_points(j, "pimc")), dict(curve_points(j, "heuristic"))
@@ -275,11 +278,11 @@ PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollo
                  "distil": "distillation", FINETUNE: "fine-tune (PPO self-play)", "export": "exports"}
 
 
-def profile(journal: dict[str, Any]) -> list[tuple[str, float, float]]:
-    """(kind, seconds, share of the whole) of the run's wall time by kind of part, largest first; matches split into
-    the learning curve's and the final ones."""
+def profile(parts: dict[str, Any]) -> list[tuple[str, float, float]]:
+    """(kind, seconds, share of the whole) of the journaled parts' wall time by kind of part, largest first; matches
+    split into the learning curve's and the final ones."""
     totals: dict[str, float] = {}
-    for name, record in journal["parts"].items():
+    for name, record in parts.items():
         kind = record["kind"]
         if kind.startswith("match_"):
             kind = ("final matches" if name.startswith("final_") else "learning-curve matches") + f" vs {kind[6:]}"
@@ -296,9 +299,9 @@ def _margin(m: dict[str, float] | None) -> str:
     return "" if m is None else str(Estimate(**m))
 
 
-def write_card(run: Any, final: str, path: Path) -> dict[str, Any]:
-    """MODEL_CARD.md and the learning-curve figure beside agent.pt."""
+def write_card(run: Any, final: str, planned: list[str], path: Path) -> dict[str, Any]:
+    """MODEL_CARD.md and the learning-curve figure beside agent.pt; `planned` names the preset's parts."""
     draw_curve(run.journal.data, run.folder / CURVE_FIGURE, f"{run.args.run_name}: margin after each iteration")
-    text = card_text(run, final)
+    text = card_text(run, final, planned)
     write_atomic(path, lambda f: f.write(text.encode()))
     return {"bytes": len(text), "work": 0}

@@ -331,7 +331,7 @@ def drive(run: MakeRun) -> None:
                 run_part(run, part, i, todo)
     finally:
         run.writer.close()
-    card.write_card(run, final_name(run.args), run.folder / CARD)
+    card.write_card(run, final_name(run.args), [p.name for p in parts], run.folder / CARD)
     say(f"done: {run.folder / AGENT} (play it as ppo:{run.folder / AGENT}), card {run.folder / CARD}")
 
 
