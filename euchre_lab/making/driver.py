@@ -36,18 +36,21 @@ class MakeRun:
     journal: Journal
     writer: Any = None
 
+    def stage_agent_path(self, stage: str) -> Path:
+        """The agent file a stage (an iteration or a fine-tune, by its name) makes."""
+        return self.folder / "agents" / f"{stage}.pt"
+
     def agent_path(self, k: int) -> Path:
         """Iteration k's agent file."""
-        return self.folder / "agents" / f"{iteration_name(k)}.pt"
+        return self.stage_agent_path(iteration_name(k))
 
     def finetune_agent_path(self, k: int) -> Path:
         """The agent file of iteration k's fine-tune."""
-        return self.folder / "agents" / f"{method.finetune_name(k)}.pt"
+        return self.stage_agent_path(method.finetune_name(k))
 
     def last_agent_path(self) -> Path:
         """The file of the agent the run ends with: the last iteration's, or its fine-tune's."""
-        k = self.args.iterations
-        return self.finetune_agent_path(k) if self.args.finetune_steps else self.agent_path(k)
+        return self.stage_agent_path(method.last_name(self.args))
 
     def data_path(self, k: int) -> Path:
         """Iteration k's labelled hands."""
