@@ -12,7 +12,7 @@ import torch
 from conftest import exit_status
 
 from euchre_agents.registry import make_agent
-from euchre_agents.network import ActorCritic
+from euchre_agents.network import ActorCritic, native_bfloat16
 from euchre_agents.ppo import SHIPPED
 from euchre_agents.teacher import generate
 from euchre_agents.teacher_data import TeacherSettings
@@ -59,6 +59,32 @@ def test_distillation_lowers_the_loss_on_a_fixed_set(teacher_folder, tmp_path):
     assert after["policy"] < before["policy"] - 0.02
     assert after["action_value"] < 0.5 * before["action_value"]
     assert after["total"] < before["total"]
+
+
+@pytest.mark.skipif(not native_bfloat16(), reason="this CPU has no native bfloat16")
+def test_distillation_in_bfloat16_lowers_the_loss_and_keeps_float32_weights(teacher_folder, tmp_path):
+    args, _ = parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "b", "--distill-epochs", "40",
+                                      "--save-interval", "1000", "--distill-bf16", "true"))
+    engine = Engine()
+    batch = teacher_batch(load_teacher(args, engine, None), load_teacher(args, engine, None).train_rows, torch.device("cpu"))
+    torch.manual_seed(args.seed)
+    fresh = ActorCritic(engine, hidden_size=32, num_layers=1, canonical_suits=True, action_values=True)
+    before = distill_losses(fresh, batch, args)
+    assert all(v.dtype == torch.float32 for v in before.values())
+    distill(args, check_args(args, None))
+    trained = make_agent(f"ppo:{tmp_path / 'b' / 'checkpoints' / 'latest.pt'}", engine).net
+    assert all(p.dtype == torch.float32 for p in trained.parameters())
+    assert distill_losses(trained, batch, args)["total"].item() < before["total"].item() - 0.1
+
+
+def test_distillation_in_bfloat16_is_refused_in_one_line_where_the_cpu_would_emulate_it(teacher_folder, tmp_path, monkeypatch):
+    from euchre_lab.training import train_checks
+
+    monkeypatch.setattr(train_checks, "native_bfloat16", lambda: False)
+    args, _ = parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "e", "--distill-bf16", "true", "--device", "cpu"))
+    with pytest.raises(OptionError, match="no native bfloat16.*drop --distill-bf16"):
+        check_args(args, None)
+    assert not (tmp_path / "e").exists()
 
 
 def test_distillation_resumes_exactly(teacher_folder, tmp_path):
@@ -168,6 +194,22 @@ def test_bare_ppo_spec_plays_the_shipped_agent():
     np.testing.assert_array_equal(bare, named)
     assert state.legal[np.arange(256), bare].all()
     assert SHIPPED.stat().st_size < 20 * 2**20
+
+
+def test_a_bfloat16_trunk_plays_nearly_as_the_float32_network():
+    from euchre_env.engine import EPISODE_HAND
+    from euchre_env.play import play
+
+    engine = Engine(Rules(), EPISODE_HAND)
+    exact, rounded = make_agent(f"ppo:{SHIPPED}", engine), make_agent(f"ppo:{SHIPPED},bf16", engine)
+    seen = []
+    play(engine, engine.init(game_keys(7, 256)), [exact], np.zeros(4, np.int64),
+         on_decision=lambda _b, _r, obs, mask, _a: seen.append((obs.copy(), mask.copy())))
+    obs, mask = (np.concatenate(part) for part in zip(*seen))
+    same = exact.act(obs, mask) == rounded.act(obs, mask)
+    assert same.mean() > 0.98 and mask[np.arange(len(mask)), rounded.act(obs, mask)].all()
+    with pytest.raises(ValueError, match="unknown ppo option"):
+        make_agent(f"ppo:{SHIPPED},bf32", engine)
 
 
 def test_a_widened_network_plays_the_same_and_a_distillation_run_starts_from_it(teacher_folder, tmp_path):

@@ -219,14 +219,17 @@ def test_a_run_without_its_agent_file_is_refused_in_one_line(smoke, tmp_path):
     assert "the run's agent file" in refused.stderr and "is missing" in refused.stderr
 
 
-def test_the_speed_benchmark_prints_labels_beside_pimc_and_both_networks(capsys):
+def test_the_speed_benchmark_prints_labels_beside_pimc_and_the_networks(capsys):
     from conftest import load_script
+    from euchre_agents.network import native_bfloat16
 
     assert load_script("benchmarks/making_speed.py").main(["--quick"]) == 0
     out = capsys.readouterr().out
-    for row in ("true ", "rollout ", "pimc ", "true labels: ", "3 x 512 (the method's)", "2 x 256 (PPO's default)"):
+    rows = ["true ", "rollout ", "rollout_all ", "pimc ", "true labels: ", "3 x 512 (the method's)", "2 x 256 (PPO's default)"]
+    bf16 = native_bfloat16()
+    for row in rows + (["rollout, bf16 ", "rollout_all, bf16 ", "3 x 512, --distill-bf16"] if bf16 else []):
         assert row in out, row
-    assert out.count("decisions/s") == 3 and out.count("samples/s") == 2
+    assert out.count("decisions/s") == (6 if bf16 else 4) and out.count("samples/s") == (3 if bf16 else 2)
 
 
 def test_the_default_preset_is_the_options_defaults():
@@ -382,8 +385,24 @@ def test_rollout_all_labels_value_the_cards_by_play_outs_too():
     every = teacher_settings(3, "agents/iter_002.pt", 0, 64_000, "rollout_all")
     bids = teacher_settings(3, "agents/iter_002.pt", 0, 64_000, "rollout")
     assert (every.label, every.rollout_cards) == ("rollout", True) and (bids.label, bids.rollout_cards) == ("rollout", False)
-    assert every.rollout_agent == bids.rollout_agent == "ppo:agents/iter_002.pt"
+    assert every.behaviour == bids.behaviour == "ppo:agents/iter_002.pt=0.7,heuristic=0.3"
+    assert every.rollout_agent == bids.rollout_agent
     assert teacher_settings(0, None, 0, 64_000, "rollout_all").label == "true"   # the bootstrap stays open-hand
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_play_outs_and_distillation_run_in_bfloat16_only_where_the_cpu_has_it(native, monkeypatch, tmp_path):
+    from euchre_agents import network
+    from euchre_lab.making.driver import MakeRun
+    from euchre_lab.making.method import teacher_settings, training_args
+    from euchre_lab.making.options import Args
+
+    monkeypatch.setattr(network, "native_bfloat16", lambda: native)
+    settings = teacher_settings(3, "agents/iter_002.pt", 0, 64_000, "rollout_all")
+    assert settings.rollout_agent == "ppo:agents/iter_002.pt" + (",bf16" if native else "")
+    assert settings.behaviour.startswith("ppo:agents/iter_002.pt=")   # the agent itself plays the hands as it plays anywhere
+    run = MakeRun(Args(), tmp_path, journal=None)
+    assert training_args(run, 3, [tmp_path], "", "").distill_bf16 is native
 
 
 def test_rollout_all_from_switches_the_labels_of_that_iteration_and_the_later_ones(tmp_path):

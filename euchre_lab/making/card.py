@@ -21,14 +21,18 @@ CURVE_FIGURE = "curve.png"
 
 
 def machine() -> str:
-    """This machine in one line: its CPU model, cores and system."""
+    """This machine in one line: its CPU model, cores and system, and whether the play-outs and distillation ran in
+    bfloat16 (`native_bfloat16`)."""
+    from euchre_agents.network import native_bfloat16
+
     model = platform.processor() or platform.machine()
     try:
         model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                      if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+    precision = "bfloat16 play-outs and distillation" if native_bfloat16() else "float32"
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, {precision}"
 
 
 def commit() -> str | None:

@@ -21,10 +21,11 @@ from euchre_lab.making.method import Part, iteration_name
 from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, START, Args,
                                        MakeError, parse_args, preset_of, run_folder)
 
-FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 140.0, "label_rollout_all": 100.0, "distil": 20_000.0,
+FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 300.0, "label_rollout_all": 160.0, "distil": 37_000.0,
                   method.FINETUNE: 3_400.0, "match_pimc": 56.0, "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
 """Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling, steps
-for the fine-tune), for the ETAs until the run measures its own: the rates the project measured on that machine."""
+for the fine-tune), for the ETAs until the run measures its own: the rates the project measured on that machine
+(labels and distillation in bfloat16)."""
 
 
 @dataclass

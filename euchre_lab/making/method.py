@@ -14,6 +14,10 @@ Every iteration then takes the current agent to the next by the same three steps
    as many samples as two passes over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
+On a CPU with native bfloat16 (`native_bfloat16`) the play-outs run the agent's trunk in bfloat16 and distillation
+computes its passes in it, about 1.4 and 1.5 times as fast (`benchmarks/making_speed.py`); elsewhere both stay
+float32.
+
 With `finetune_steps`, PPO self-play then fine-tunes the last iteration's agent, a KL penalty keeping it near that
 agent (`configs/finetune.yaml`), and the fine-tuned agent is measured the same way and becomes the run's agent.
 
@@ -104,6 +108,7 @@ def iteration_labels(labels: str, rollout_all_from: int, k: int) -> str:
 def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False):
     """The labelling of iteration k (0: the bootstrap's open-hand labels of heuristic play; else `labels` labels of
     `agent`'s play); a refill draws other deals."""
+    from euchre_agents.network import native_bfloat16
     from euchre_agents.teacher_data import TeacherSettings
 
     per_shard = shard_plan(hands)[1]
@@ -114,7 +119,8 @@ def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: s
     everything = labels == ROLLOUT_ALL
     return TeacherSettings(label="rollout" if everything else labels, rollout_cards=everything,
                            behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
-                           rollout_agent=spec, epsilon=EPSILON, games_per_shard=per_shard, seed=data_seed)
+                           rollout_agent=spec + (",bf16" if native_bfloat16() else ""), epsilon=EPSILON,
+                           games_per_shard=per_shard, seed=data_seed)
 
 
 def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
@@ -147,11 +153,12 @@ def distil_passes(k: int, folders: int) -> float:
 
 def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
     """train.py's `Args` of iteration k's distillation."""
+    from euchre_agents.network import native_bfloat16
     from euchre_lab.training.train_options import Args
 
     a = run.args
     training = {**(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), "distill_epochs": distil_passes(k, len(folders))}
-    return Args(**TRAINING, **training, **a.network,
+    return Args(**TRAINING, **training, **a.network, distill_bf16=native_bfloat16(),
                 teacher_data=",".join(str(f) for f in folders), init_checkpoint=init, resume=resume, rules=a.rules,
                 seed=a.seed * 10_000 + k, run_name=iteration_name(k), runs_dir=str(run.folder / "training"),
                 progress=a.progress, torch_threads=a.torch_threads)

@@ -93,9 +93,16 @@ def teacher_batch(split: TeacherSplit, rows: np.ndarray, device: torch.device) -
     }
 
 
+def network_heads(net: ActorCritic, batch: dict[str, torch.Tensor], args: Args) -> tuple[torch.Tensor, ...]:
+    """`net.heads` of a batch, in float32; its passes in bfloat16 with `distill_bf16`."""
+    with torch.autocast(batch["obs"].device.type, torch.bfloat16, enabled=args.distill_bf16):
+        heads = net.heads(batch["obs"], batch["mask"])
+    return tuple(None if h is None else h.float() for h in heads)
+
+
 def distill_losses(net: ActorCritic, batch: dict[str, torch.Tensor], args: Args) -> dict[str, torch.Tensor]:
     """Cross-entropy to softmax(teacher values / T) over legal actions, per-action value MSE, state value MSE."""
-    logits, value, q = net.heads(batch["obs"], batch["mask"])
+    logits, value, q = network_heads(net, batch, args)
     mask = batch["mask"]
     target = torch.softmax(torch.where(mask, batch["values"] / args.policy_temperature, torch.full((), MASKED_LOGIT)), dim=1)
     log_policy = torch.log_softmax(logits, dim=1)
@@ -121,7 +128,7 @@ def holdout_metrics(net: ActorCritic, split: TeacherSplit, args: Args, device: t
         size = batch["mask"].shape[0]
         for name, loss in distill_losses(net, batch, args).items():
             sums[f"holdout/{name}_loss"] = sums.get(f"holdout/{name}_loss", 0.0) + loss.item() * size
-        logits, _, q = net.heads(batch["obs"], batch["mask"])
+        logits, _, q = network_heads(net, batch, args)
         best = torch.where(batch["mask"], batch["values"], torch.full((), -1e9)).max(dim=1).values
         picks = {"policy": logits} | ({} if q is None else {"action_value": torch.where(batch["mask"], q, torch.full((), -1e9))})
         for name, scores in picks.items():

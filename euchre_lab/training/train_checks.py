@@ -12,6 +12,7 @@ from typing import Any, Callable
 import torch
 
 from euchre_agents.checkpoint import check_compatible, read_checkpoint
+from euchre_agents.network import native_bfloat16
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
@@ -65,6 +66,7 @@ def check_args(args: Args, checkpoint: dict[str, Any] | None) -> Inputs:
     check_numbers(args)
     engine = check_game(args)
     check_device(args.device)
+    check_bfloat16(args)
     check_opponents(args, engine)
     init = check_stage(args, engine)
     if checkpoint is not None:
@@ -159,6 +161,14 @@ def check_target(args: Args, engine: Engine) -> None:
     if args.target in (SELF, POOL):
         raise OptionError(f"--target {args.target!r} is the learner itself, not a frozen bot; name a bot spec")
     check_agents([args.target], "target", engine)
+
+
+def check_bfloat16(args: Args) -> None:
+    """--distill-bf16 only on a GPU or a CPU that multiplies bfloat16 natively (elsewhere it is emulated, many times slower)."""
+    on_cpu = args.device.startswith("cpu") or (args.device == "auto" and not torch.cuda.is_available())
+    if args.distill_bf16 and on_cpu and not native_bfloat16():
+        raise OptionError("--distill-bf16: this CPU has no native bfloat16 (AVX512-BF16 or AMX), where it runs slower than "
+                          "float32; drop --distill-bf16")
 
 
 def check_device(name: str) -> None:
