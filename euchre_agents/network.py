@@ -232,7 +232,10 @@ def sharpen_policy(net: ActorCritic, temperature: float) -> ActorCritic:
 def native_bfloat16() -> bool:
     """Whether this CPU multiplies bfloat16 matrices natively (AVX512-BF16 or AMX): there bfloat16 roughly doubles a
     network's throughput; elsewhere torch emulates it, far slower than float32."""
-    return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    try:  # a private oneDNN query: a build without it (or without oneDNN) has no native bfloat16 path here
+        return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
 
 
 class Bfloat16(nn.Module):
