@@ -66,7 +66,8 @@ def test_distillation_in_bfloat16_lowers_the_loss_and_keeps_float32_weights(teac
     args, _ = parse_args(distill_args(teacher_folder, tmp_path, "--run-name", "b", "--distill-epochs", "40",
                                       "--save-interval", "1000", "--distill-bf16", "true"))
     engine = Engine()
-    batch = teacher_batch(load_teacher(args, engine, None), load_teacher(args, engine, None).train_rows, torch.device("cpu"))
+    split = load_teacher(args, engine, None)
+    batch = teacher_batch(split, split.train_rows, torch.device("cpu"))
     torch.manual_seed(args.seed)
     fresh = ActorCritic(engine, hidden_size=32, num_layers=1, canonical_suits=True, action_values=True)
     before = distill_losses(fresh, batch, args)

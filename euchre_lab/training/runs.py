@@ -26,7 +26,7 @@ from euchre_env import Engine
 from euchre_lab.training.checkpoints import LATEST, save_numbered
 from euchre_lab.cli import interrupted, remove_stale_temp_files
 from euchre_lab.invocation import tool_name
-from euchre_lab.training.train_checks import Inputs, run_folder
+from euchre_lab.training.train_checks import Inputs, run_folder, torch_device
 from euchre_lab.training.train_options import OPTION_NAMES, SCRIPT, Args, eval_opponents
 
 
@@ -73,7 +73,7 @@ def start_run(args: Args, inputs: Inputs) -> Run:
     torch.manual_seed(args.seed)
     if args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)
-    device = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device)
+    device = torch_device(args.device)
     engine = inputs.engine
     if inputs.checkpoint is not None:
         model_kwargs = inputs.checkpoint["model_kwargs"]

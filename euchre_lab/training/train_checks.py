@@ -165,10 +165,14 @@ def check_target(args: Args, engine: Engine) -> None:
 
 def check_bfloat16(args: Args) -> None:
     """--distill-bf16 only on a GPU or a CPU that multiplies bfloat16 natively (elsewhere it is emulated, many times slower)."""
-    on_cpu = args.device.startswith("cpu") or (args.device == "auto" and not torch.cuda.is_available())
-    if args.distill_bf16 and on_cpu and not native_bfloat16():
+    if args.distill_bf16 and torch_device(args.device).type == "cpu" and not native_bfloat16():
         raise OptionError("--distill-bf16: this CPU has no native bfloat16 (AVX512-BF16 or AMX), where it runs slower than "
                           "float32; drop --distill-bf16")
+
+
+def torch_device(name: str) -> torch.device:
+    """The torch device a checked --device names (auto: cuda where torch sees a GPU, else cpu)."""
+    return torch.device(("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name)
 
 
 def check_device(name: str) -> None:
