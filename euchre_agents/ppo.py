@@ -62,21 +62,31 @@ class PPOAgent(Agent):
         agent.weights_sha256 = file_digest
         return agent
 
-    @torch.no_grad()
     def act(self, obs, mask, state=None, rows=None):
-        """The policy's action per row (or, with `q`, the legal action of highest value); never an illegal one."""
-        obs_t = torch.as_tensor(np.asarray(obs, np.float32), device=self.device)
-        mask_t = torch.as_tensor(np.asarray(mask, bool), device=self.device)
+        """The policy's action per row (or, with `q`, the legal action of highest value); never an illegal one.
+        A forced move (one legal action) costs no forward pass: 40-45% of a play-out's moves are forced."""
+        mask = np.asarray(mask, bool)
+        out = np.argmax(mask, axis=1).astype(np.int64)
+        choice = np.flatnonzero(mask.sum(axis=1) > 1)
+        u = self.rng.random((mask.shape[0], 1))[choice] if self.sample else None  # one draw per row, forced or not
+        if choice.size:
+            out[choice] = self._choose(np.asarray(obs, np.float32)[choice], mask[choice], u)
+        return out
+
+    @torch.no_grad()
+    def _choose(self, obs: np.ndarray, mask: np.ndarray, u: np.ndarray | None) -> np.ndarray:
+        """The actions of decisions with a choice; `u` the uniform draws that sample them (None: greedy)."""
+        obs_t = torch.as_tensor(obs, device=self.device)
+        mask_t = torch.as_tensor(mask, device=self.device)
         logits, _, q = self.net.heads(obs_t, mask_t)
         if self.action_values:
             return torch.where(mask_t, q, torch.full((), MASKED_LOGIT)).argmax(dim=-1).cpu().numpy()
-        if not self.sample:
+        if u is None:
             return logits.argmax(dim=-1).cpu().numpy()
-        # Inverse-CDF sampling from self.rng (so reseeding the bot reseeds its play); the first action
+        # Inverse-CDF sampling from self.rng's draws (so reseeding the bot reseeds its play); the first action
         # whose cumulative probability exceeds u always has a probability above zero.
         cumulative = torch.softmax(logits, dim=-1).cumsum(dim=-1).cpu().numpy()
-        u = self.rng.random((cumulative.shape[0], 1)) * cumulative[:, -1:]
-        return np.argmax(cumulative > u, axis=1)
+        return np.argmax(cumulative > u * cumulative[:, -1:], axis=1)
 
     @torch.no_grad()
     def action_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

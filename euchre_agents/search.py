@@ -85,24 +85,6 @@ class Worlds:
     layouts: Layouts
 
 
-class ChoicesOnly:
-    """A greedy policy asked only about decisions with a choice: a forced action costs no forward pass."""
-
-    def __init__(self, policy: PPOAgent):
-        self.policy = policy
-        self.name = f"{policy.name} (search play-outs)"
-        self.engine = policy.engine
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(n,) the policy's greedy action, or the one legal action."""
-        mask = np.asarray(mask, bool)
-        out = np.argmax(mask, axis=1)
-        choice = np.flatnonzero(mask.sum(axis=1) > 1)
-        if choice.size:
-            out[choice] = self.policy.act(obs[choice], mask[choice])
-        return out
-
-
 class SearchAgent(Agent):
     """Plays each legal action out with the learned policy over sampled (and weighted) layouts; takes the best."""
 
@@ -123,7 +105,6 @@ class SearchAgent(Agent):
         """`policy` plays every seat in the play-outs and, with `weighted`, models the other seats."""
         super().__init__(engine, seed)
         self.policy = policy
-        self.rollout = ChoicesOnly(policy)
         self.worlds = worlds
         self.z = z
         self.weighted = weighted
@@ -158,7 +139,7 @@ class SearchAgent(Agent):
         """The layouts searched at one decision: `worlds` draws, uniform or resampled by likelihood."""
         layouts = sample_hands(self.engine, view, self.worlds * self.candidates, seed)
         if not self.weighted:
-            states = replay(self.model_engine, view, layouts, self.rollout)
+            states = replay(self.model_engine, view, layouts, self.policy)
             return Worlds(states, np.ones(states.num_games), layouts)
         seen: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
@@ -167,7 +148,7 @@ class SearchAgent(Agent):
             if rows.size:
                 seen.append((rows, self.model_engine.observe(states)[rows], states.legal[rows], actions[rows]))
 
-        states = replay(self.model_engine, view, layouts, self.rollout, record)
+        states = replay(self.model_engine, view, layouts, self.policy, record)
         log_w = self.log_likelihood(layouts.hands.shape[0], seen)
         keep, counts = resample(log_w, self.worlds, np.random.default_rng(seed))
         kept = Layouts(layouts.hands[keep], layouts.pool[keep], layouts.dealer_has_upcard)
@@ -216,7 +197,7 @@ class SearchAgent(Agent):
         """(n, 2) points per team (team 0: the searching seat's) of each game after `first`, the policy then playing every seat."""
         self.model_engine.step(games, first)
         points = games.hand_points.astype(np.int64)
-        return points + play(self.model_engine, games, [self.rollout], np.zeros(4, np.int64))
+        return points + play(self.model_engine, games, [self.policy], np.zeros(4, np.int64))
 
 
 def mean_values(points: np.ndarray, weights: np.ndarray, actions: np.ndarray, num_actions: int) -> np.ndarray:

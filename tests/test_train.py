@@ -202,6 +202,32 @@ def test_ppo_temp_samples_the_logits_divided_by_it(tiny_run):
     assert sharp.weights_sha256 == plain.weights_sha256
 
 
+@pytest.mark.parametrize("options", ["", ",sample", ",q"])
+def test_ppo_plays_a_forced_move_without_the_network_and_otherwise_as_one_full_pass(options):
+    engine = Engine()
+    state = engine.init(game_keys(9, 512))
+    for _ in range(14):  # into the card play, where many moves are forced
+        engine.step(state, np.argmax(state.legal, axis=1))
+    obs, mask = engine.observe(state), state.legal
+    forced = mask.sum(axis=1) == 1
+    assert 0 < forced.sum() < forced.size
+    agent, reference = (make_agent(f"ppo{options and ':' + options}", engine, seed=4) for _ in range(2))
+    passes = []
+    agent.net.trunk.register_forward_hook(lambda trunk, inputs, output: passes.append(inputs[0].shape[0]))
+    actions = agent.act(obs, mask)
+    assert passes == [(~forced).sum()]  # one pass, over the decisions with a choice only
+    with torch.no_grad():
+        logits, _, q = reference.net.heads(torch.from_numpy(obs), torch.from_numpy(mask))
+    scores = torch.where(torch.from_numpy(mask), q, torch.full((), -1e9)) if options == ",q" else logits
+    if options == ",sample":  # the same draws from the bot's stream, one per decision, forced or not
+        cumulative = torch.softmax(scores, dim=1).cumsum(dim=1).numpy()
+        expected = np.argmax(cumulative > reference.rng.random((mask.shape[0], 1)) * cumulative[:, -1:], axis=1)
+    else:
+        expected = scores.argmax(dim=1).numpy()
+    np.testing.assert_array_equal(actions, expected)
+    assert mask[np.arange(mask.shape[0]), actions].all()
+
+
 @pytest.mark.parametrize("options, says", [
     (",temp=0.5", "goes once, with sample"), (",sample,temp=0", "takes a number above 0, got '0'"),
     (",sample,temp=hot", "takes a number above 0, got 'hot'"), (",sample,temp=1,temp=2", "goes once"),

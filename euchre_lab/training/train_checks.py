@@ -164,10 +164,10 @@ def check_target(args: Args, engine: Engine) -> None:
 
 
 def check_bfloat16(args: Args) -> None:
-    """--distill-bf16 only on a GPU or a CPU that multiplies bfloat16 natively (elsewhere it is emulated, many times slower)."""
+    """--distill-bf16 only on a GPU or a CPU that multiplies bfloat16 fast (AMX; elsewhere it is slower than float32)."""
     if args.distill_bf16 and torch_device(args.device).type == "cpu" and not native_bfloat16():
-        raise OptionError("--distill-bf16: this CPU has no native bfloat16 (AVX512-BF16 or AMX), where it runs slower than "
-                          "float32; drop --distill-bf16")
+        raise OptionError("--distill-bf16: this CPU has no AMX, where bfloat16 runs slower than float32; "
+                          "drop --distill-bf16")
 
 
 def torch_device(name: str) -> torch.device:

@@ -118,7 +118,7 @@ class Args:
     holdout_fraction: float = 0.02
     """distill: share of the teacher shards (the last ones) held out to measure the fit"""
     distill_bf16: bool = False
-    """distill: the network's passes in bfloat16 (torch autocast; weights, optimizer and losses stay float32): about twice the samples/s on a CPU with native bfloat16 (AVX512-BF16 or AMX), which it needs"""
+    """distill: the network's passes in bfloat16 (torch autocast; weights, optimizer and losses stay float32): about twice the samples/s on a CPU with AMX, which it needs (with AVX512-BF16 alone it is slower than float32)"""
 
     opponent_mix: str = "self=0.6,pool=0.2,heuristic=0.2"
     """per-game draw of who the learner plays: self (it plays all four seats), pool (a past snapshot of itself), or any agent spec (random, heuristic, pimc, ...; no commas), with weights; the exploit stage plays its --target alone"""
