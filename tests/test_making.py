@@ -427,7 +427,7 @@ def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tm
     assert [f.name for f in replay_folders(run, 5)] == ["iter_003", "iter_004", "iter_005"]
     assert [f.name for f in replay_folders(run, 1)] == ["iter_001"]
     samples = [learning_parts(MakeRun(Args(replay=r), tmp_path, journal=None), 5)[1].size for r in (1, 2, 3, 6)]
-    assert samples == pytest.approx([samples[0]] * 4)   # two passes over two iterations' data, whatever the replay holds
+    assert samples == pytest.approx([samples[0]] * 4)   # one pass over two iterations' data, whatever the replay holds
     assert learning_parts(run, 1)[1].size == pytest.approx(samples[0] / 2)   # the first iteration has one iteration's data
 
 

@@ -11,7 +11,7 @@ Every iteration then takes the current agent to the next by the same three steps
    decision, cards too, by the agent's play-outs (`labels: rollout_all`; from iteration `rollout_all_from` on,
    whatever `labels` says) (`euchre_agents.teacher`);
 2. **distil** the values into the agent, from its own weights, over a replay of the last `replay` iterations' data,
-   as many samples as two passes over two iterations' data (`euchre_lab.training.distill`);
+   as many samples as one pass over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
 On a CPU with native bfloat16 (`native_bfloat16`) the play-outs run the agent's trunk in bfloat16 and distillation
@@ -44,7 +44,7 @@ EPSILON = 0.1
 """Share of moves made uniformly at random while labelling."""
 GAMES_PER_SHARD = 256
 BOOTSTRAP_TRAINING = {"learning_rate": 1e-3, "distill_epochs": 2.0}
-ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 2.0}
+ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 1.0}
 SAMPLED_ITERATIONS = 2
 """An iteration's distillation draws as many samples as `distill_epochs` passes over this many iterations' data,
 whatever its replay holds, so that its cost does not grow with the replay."""

@@ -50,7 +50,7 @@ class Args:
     """show progress bars"""
     rules: dict = field(default_factory=dict)
     """the table: rules that differ from euchre_env.Rules' defaults (key=value items or a YAML mapping)"""
-    iterations: int = 12
+    iterations: int = 16
     """iterations after the bootstrap, each of the same budget; raising it later continues a finished run"""
     hands: int = 64_000
     """each iteration's budget: hands played by the current agent and labelled by its play-outs"""
@@ -59,12 +59,12 @@ class Args:
     `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make), cards
     double-dummy either way; or `rollout_all`: every decision, cards too, by the agent's play-outs (about 1.5 times
     the labelling time of `rollout`)"""
-    rollout_all_from: int = 9
+    rollout_all_from: int = 13
     """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
     are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
     replay: int = 2
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
-    size stays two passes over two iterations' data however many the replay holds (a larger replay is fewer passes
+    size stays one pass over two iterations' data however many the replay holds (a larger replay is fewer passes
     over more hands); a run moved without its data folders refills them by the current agent"""
     finetune_steps: int = 4_500_000
     """after the last iteration, steps of PPO self-play that fine-tune its agent, kept near it by a KL penalty (the
