@@ -27,7 +27,8 @@ are `evaluate.py --task standard-v1 SPEC --out RESULTS/<run>/<budget>` (`<budget
 Stopping: Ctrl-C or `kill PID` stops the trainer as Ctrl-C does (train.py saves a checkpoint first) and exits; the
 same command continues the queue where it stopped, each run from its latest checkpoint. After a `kill -9` of the
 whole process group (or a lost machine) the same command closes the session at its last checkpoint; the wall
-time counted is the time up to that checkpoint, since the work after it is done again.
+time counted is the time up to that checkpoint, since the work after it is done again. A run whose folder is gone
+(another machine) trains again from 0 decisions; the time of its next point counts from that session.
 """
 
 from __future__ import annotations
@@ -331,7 +332,8 @@ def record_point(journal: dict[str, Any], run: Run, run_dir: Path, budget: int) 
     point = run.trainer.trained(run_dir)
     if not sessions or sessions[-1]["to_budget"] != budget or point is None or point.decisions < budget:
         return False
-    seconds = sum(s.get("seconds", 0.0) for s in journal["sessions"] if s["to_budget"] <= budget)
+    start = max((i for i, s in enumerate(sessions) if s.get("from_checkpoint") is False), default=0)
+    seconds = sum(s.get("seconds", 0.0) for s in sessions[start:] if s["to_budget"] <= budget)  # since it last began at 0
     journal["points"].setdefault(str(budget), {"decisions": point.decisions, "env_steps": point.env_steps,
                                                "spec": point.spec, "training_seconds": round(seconds, 1), "scores": {}})
     return True
@@ -360,8 +362,12 @@ def run_child(argv: list[str], on_start: Any = None) -> int:
 def train(journal: dict[str, Any], path: Path, run: Run, run_dir: Path, options: Options, extra: list[str]) -> None:
     """One training session toward the run's budget, journaled before it starts and after it ends."""
     argv = [*run.trainer.command(run_dir, run.budget, run.seed, options.torch_threads), *extra]
+    resumed = run.trainer.checkpoint(run_dir).exists()
     session = {"to_budget": run.budget, "command": shown(argv), "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-               "started_unix": time.time(), "load_before": load_average()}
+               "started_unix": time.time(), "load_before": load_average(), "from_checkpoint": resumed}
+    if not resumed and journal["sessions"]:
+        print(f"{SCRIPT}: {run}: {run_dir} holds no checkpoint to continue (a new machine?): the run trains again from "
+              "0 decisions, and this budget's time counts from here", flush=True)
     journal["sessions"].append(session)
     print(f"{SCRIPT}: {run}: {session['command']}", flush=True)
 

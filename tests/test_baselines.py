@@ -117,6 +117,21 @@ def test_a_trained_run_is_scored_by_the_protocol_once_and_journaled(driver, tmp_
     assert len(children.commands) == 2  # done already: nothing runs again
 
 
+def test_a_run_whose_folder_is_gone_trains_again_from_zero_and_counts_its_time_from_there(driver, tmp_path, monkeypatch, capsys):
+    folders = ["--runs-dir", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--no-score"]
+    monkeypatch.setattr(driver, "run_child", FakeChildren())  # writes policies, never a checkpoint: as a lost folder
+    assert driver.main(["cleanrl:1k:1", *folders]) == 0
+    path = tmp_path / "results" / "cleanrl_seed1" / "journal.json"
+    journal = json.loads(path.read_text())
+    journal["sessions"][0]["seconds"] = 1000.0  # the 1k session's time, which the 2k run from 0 does not build on
+    path.write_text(json.dumps(journal))
+    assert driver.main(["cleanrl:2k:1", *folders]) == 0
+    assert "holds no checkpoint to continue (a new machine?): the run trains again from 0 decisions" in capsys.readouterr().out
+    journal = json.loads(path.read_text())
+    assert [s["from_checkpoint"] for s in journal["sessions"]] == [False, False]
+    assert journal["points"]["2000"]["training_seconds"] == journal["sessions"][1]["seconds"] < 1000
+
+
 def test_a_budget_below_where_its_run_stands_and_a_failing_trainer_are_one_line(driver, tmp_path, monkeypatch, capsys):
     folders = ["--runs-dir", str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--no-score"]
     monkeypatch.setattr(driver, "run_child", FakeChildren())
