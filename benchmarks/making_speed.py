@@ -4,7 +4,7 @@ second, each beside a peer measured in the same run.
 - **Labels**, one process on one core, over the same shards of hands: `true` (every decision valued double-dummy on
   the open hands: the bootstrap's labels), `rollout` (bids, alone calls and discards valued by an agent's play-outs,
   cards double-dummy), `rollout_all` (cards by play-outs too: the later iterations' labels), each kind of play-out
-  also with the agent's trunk in bfloat16 (`ppo:...,bf16`, what the method uses where the CPU has it natively), and,
+  also with the agent's trunk in bfloat16 (`ppo:...,bf16`, what the method uses where the CPU has AMX), and,
   as the peer, `pimc` (every decision valued by `pimc`'s own search over 30 layouts, the fair search teacher).
 - **Distillation**, one update of the method's batch (2,048 decisions of the `true` shards) at a time: the method's
   3 x 512 network in float32 and with `--distill-bf16`, beside train.py's PPO default, 2 x 256, on `--threads`
@@ -15,7 +15,7 @@ second, each beside a peer measured in the same run.
     python benchmarks/making_speed.py --agent ppo:runs/recipe/agent.pt --threads 2
 
 The labels' rollout agent (`--agent`, the shipped agent by default) sets the cost of the play-out labels: each
-play-out runs its network. The bfloat16 rows are left out on a CPU without native bfloat16.
+play-out runs its network. The bfloat16 rows are left out on a CPU without AMX, where bfloat16 is slower than float32.
 """
 
 from __future__ import annotations

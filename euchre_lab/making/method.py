@@ -14,7 +14,7 @@ Every iteration then takes the current agent to the next by the same three steps
    as many samples as one pass over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
-On a CPU with native bfloat16 (`native_bfloat16`) the play-outs run the agent's trunk in bfloat16 and distillation
+On a CPU with AMX (`native_bfloat16`) the play-outs run the agent's trunk in bfloat16 and distillation
 computes its passes in it, about 1.4 and 1.5 times as fast (`benchmarks/making_speed.py`); elsewhere both stay
 float32.
 
