@@ -231,7 +231,7 @@ def sharpen_policy(net: ActorCritic, temperature: float) -> ActorCritic:
 
 def native_bfloat16() -> bool:
     """Whether this CPU multiplies bfloat16 matrices fast: AMX tiles usable by oneDNN. There bfloat16 roughly doubles a
-    network's throughput; with AVX512-BF16 alone it ran at about half float32's rate (experiments/EXPERIMENTS.md),
+    network's throughput; with AVX512-BF16 alone it ran at about half float32's rate (docs/training.md),
     and without either torch emulates it, far slower."""
     try:  # private torch queries: a build without them has no fast bfloat16 path here
         return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
