@@ -178,7 +178,11 @@ def killed_while(runs: Path, running: str) -> Path:
 
 
 def test_a_run_killed_outright_resumes_in_place_to_the_same_agent(smoke, tmp_path):
+    """Also where a training part was killed before its first checkpoint: its folder then holds only logs."""
     folder = killed_while(tmp_path, "iter_002/label")
+    for part in ("iter_002", "finetune_002"):
+        (folder / "training" / part).mkdir(parents=True)
+        (folder / "training" / part / "events.out.tfevents.0.killed").write_bytes(b"")
     resumed = make(tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     parts = journal(folder)["parts"]

@@ -164,16 +164,25 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
                 progress=a.progress, torch_threads=a.torch_threads)
 
 
+def latest_checkpoint(folder: Path) -> Path:
+    """The latest checkpoint of a part's training folder. Without one, what the folder holds (the TensorBoard logs of
+    a start killed before its first checkpoint) goes, so that the part starts over in an empty folder."""
+    from euchre_lab.training.checkpoints import LATEST
+
+    latest = folder / "checkpoints" / LATEST
+    if not latest.exists() and folder.exists():
+        shutil.rmtree(folder)
+    return latest
+
+
 def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
     """Distil the folders' labels into the agent `init` (a fresh network when empty), continuing exactly from the
     distillation's latest checkpoint if one was written; its updates and samples."""
     from euchre_agents.checkpoint import RESUME, read_checkpoint
-    from euchre_lab.training.checkpoints import LATEST
     from euchre_lab.training.distill import distill
     from euchre_lab.training.train_checks import check_args
 
-    folder = run.folder / "training" / iteration_name(k)
-    latest = folder / "checkpoints" / LATEST
+    latest = latest_checkpoint(run.folder / "training" / iteration_name(k))
     checkpoint = read_checkpoint(str(latest), RESUME) if latest.exists() else None
     args = training_args(run, k, folders, init, str(latest) if checkpoint else "")
     start = 0 if checkpoint is None else checkpoint["global_step"]
@@ -195,13 +204,12 @@ def finetune(run: Any, k: int) -> dict[str, Any]:
     """Fine-tune iteration k's agent by `finetune_steps` of PPO self-play (FINETUNE_PRESET), continuing exactly from the
     fine-tune's latest checkpoint if one was written; its updates and steps."""
     from euchre_agents.checkpoint import RESUME, read_checkpoint
-    from euchre_lab.training.checkpoints import LATEST
     from euchre_lab.training.ppo_trainer import train
     from euchre_lab.training.train_checks import check_args
     from euchre_lab.training.train_options import parse_args
 
     a, name = run.args, finetune_name(k)
-    latest = run.folder / "training" / name / "checkpoints" / LATEST
+    latest = latest_checkpoint(run.folder / "training" / name)
     how = ["--progress", str(a.progress).lower(), "--torch-threads", str(a.torch_threads)]
     if latest.exists():
         argv = ["--resume", str(latest), *how]
