@@ -164,9 +164,9 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
                 progress=a.progress, torch_threads=a.torch_threads)
 
 
-def latest_checkpoint(folder: Path) -> Path:
-    """The latest checkpoint of a part's training folder. Without one, what the folder holds (the TensorBoard logs of
-    a start killed before its first checkpoint) goes, so that the part starts over in an empty folder."""
+def latest_checkpoint_or_empty(folder: Path) -> Path:
+    """The path of a part's latest checkpoint. Where none was written, what its training folder holds (the
+    TensorBoard logs of a start killed before its first checkpoint) goes, so that the part starts over empty."""
     from euchre_lab.training.checkpoints import LATEST
 
     latest = folder / "checkpoints" / LATEST
@@ -182,7 +182,7 @@ def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
     from euchre_lab.training.distill import distill
     from euchre_lab.training.train_checks import check_args
 
-    latest = latest_checkpoint(run.folder / "training" / iteration_name(k))
+    latest = latest_checkpoint_or_empty(run.folder / "training" / iteration_name(k))
     checkpoint = read_checkpoint(str(latest), RESUME) if latest.exists() else None
     args = training_args(run, k, folders, init, str(latest) if checkpoint else "")
     start = 0 if checkpoint is None else checkpoint["global_step"]
@@ -209,7 +209,7 @@ def finetune(run: Any, k: int) -> dict[str, Any]:
     from euchre_lab.training.train_options import parse_args
 
     a, name = run.args, finetune_name(k)
-    latest = latest_checkpoint(run.folder / "training" / name)
+    latest = latest_checkpoint_or_empty(run.folder / "training" / name)
     how = ["--progress", str(a.progress).lower(), "--torch-threads", str(a.torch_threads)]
     if latest.exists():
         argv = ["--resume", str(latest), *how]
