@@ -160,7 +160,9 @@ class TrainPy:
 
     def checkpoint(self, run_dir: Path) -> Path:
         """Where the run keeps the checkpoint it resumes from."""
-        return run_dir / "checkpoints" / "latest.pt"
+        from euchre_lab.training.checkpoints import latest_checkpoint
+
+        return latest_checkpoint(run_dir)
 
     def command(self, run_dir: Path, budget: int, seed: int, threads: int) -> list[str]:
         """train.py's command for the run, resuming it (with its own options) once it has a checkpoint."""

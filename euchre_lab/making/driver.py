@@ -243,7 +243,9 @@ def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     if tail == "label":
         return not (run.data_path(k) / "manifest.json").exists()
     if tail in ("distil", "train"):
-        return not (run.folder / "training" / head / "checkpoints" / "latest.pt").exists()
+        from euchre_lab.training.checkpoints import latest_checkpoint
+
+        return not latest_checkpoint(run.folder / "training" / head).exists()
     return False
 
 

@@ -167,9 +167,9 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
 def latest_checkpoint_or_empty(folder: Path) -> Path:
     """The path of a part's latest checkpoint. Where none was written, what its training folder holds (the
     TensorBoard logs of a start killed before its first checkpoint) goes, so that the part starts over empty."""
-    from euchre_lab.training.checkpoints import LATEST
+    from euchre_lab.training.checkpoints import latest_checkpoint
 
-    latest = folder / "checkpoints" / LATEST
+    latest = latest_checkpoint(folder)
     if not latest.exists() and folder.exists():
         shutil.rmtree(folder)
     return latest
@@ -234,12 +234,12 @@ def export_finetune(run: Any, k: int) -> dict[str, Any]:
     continue from that one); the fine-tune's checkpoints go."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.checkpoints import LATEST
+    from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint
 
-    training = run.folder / "training" / finetune_name(k) / "checkpoints"
+    training = run.folder / "training" / finetune_name(k)
     agent = run.finetune_agent_path(k)
-    export_policy(str(training / LATEST), str(agent))
-    shutil.rmtree(training)
+    export_policy(str(latest_checkpoint(training)), str(agent))
+    shutil.rmtree(checkpoint_folder(training))
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
 
 
@@ -248,12 +248,12 @@ def export(run: Any, k: int) -> dict[str, Any]:
     replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.checkpoints import LATEST
+    from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint
 
-    training = run.folder / "training" / iteration_name(k) / "checkpoints"
+    training = run.folder / "training" / iteration_name(k)
     agent = run.agent_path(k)
     agent.parent.mkdir(parents=True, exist_ok=True)
-    export_policy(str(training / LATEST), str(agent))
+    export_policy(str(latest_checkpoint(training)), str(agent))
     run.journal.set_agent(k, agent)
     for old in agent.parent.glob("*.pt"):
         if old != agent:
@@ -262,7 +262,7 @@ def export(run: Any, k: int) -> dict[str, Any]:
     for folder in (run.folder / "data").glob("*"):
         if folder not in keep:
             shutil.rmtree(folder)
-    shutil.rmtree(training)
+    shutil.rmtree(checkpoint_folder(training))
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
 
 

@@ -23,7 +23,7 @@ from euchre_agents.checkpoint import build_network
 from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
-from euchre_lab.training.checkpoints import LATEST, save_numbered
+from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint, save_numbered
 from euchre_lab.cli import interrupted, remove_stale_temp_files
 from euchre_lab.invocation import tool_name
 from euchre_lab.training.train_checks import Inputs, run_folder, torch_device
@@ -47,7 +47,7 @@ class Run:
     @property
     def ckpt_dir(self) -> Path:
         """The run's checkpoints folder."""
-        return self.dir / "checkpoints"
+        return checkpoint_folder(self.dir)
 
     def tensor(self, array: np.ndarray) -> torch.Tensor:
         """A numpy array as a tensor on the run's device."""
@@ -148,7 +148,7 @@ def save_and_stop(run: Run, checkpoint: dict[str, Any], update: int) -> None:
     """After Ctrl-C: write the checkpoint of the last finished update, say how to continue, exit 130."""
     run.save(checkpoint, update)
     raise SystemExit(interrupted(SCRIPT, f"update {update}'s checkpoint is written; continue the run with: "
-                                         f"{train_command()} --resume {run.ckpt_dir / LATEST}"))
+                                         f"{train_command()} --resume {latest_checkpoint(run.dir)}"))
 
 
 class StopRequest:
@@ -222,7 +222,7 @@ def kept_after_interrupt(args: Args | None) -> str:
     """What a run stopped by Ctrl-C leaves: the exact command that continues it, if it can be continued."""
     if args is None:
         return "training had not started; nothing was written"
-    latest = run_folder(args) / "checkpoints" / LATEST
+    latest = latest_checkpoint(run_folder(args))
     if not latest.exists():
         return f"the run had not reached its first checkpoint; nothing to resume in {run_folder(args)}"
     return f"continue the run with: {train_command()} --resume {latest}"

@@ -16,7 +16,7 @@ from euchre_agents.network import native_bfloat16
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
-from euchre_lab.training.checkpoints import LEARNER_DECISIONS
+from euchre_lab.training.checkpoints import CHECKPOINTS, LEARNER_DECISIONS, latest_checkpoint
 from euchre_lab.training.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
@@ -258,7 +258,7 @@ def check_run_folder(args: Args) -> None:
             raise OptionError(f"--overwrite would delete {args.resume}, the checkpoint being resumed; drop --overwrite")
         return
     if args.overwrite:
-        kept = ("checkpoints", *EXPLOIT_FILES)
+        kept = (CHECKPOINTS, *EXPLOIT_FILES)
         foreign = sorted(p.name for p in run_dir.iterdir() if p.name not in kept and not p.name.startswith(RUN_FILES))
         if foreign:
             raise OptionError(
@@ -266,7 +266,7 @@ def check_run_folder(args: Args) -> None:
                 "remove it yourself or choose another --run-name"
             )
         return
-    latest = run_dir / "checkpoints" / "latest.pt"
+    latest = latest_checkpoint(run_dir)
     resume = f"continue it with --resume {latest}, " if latest.exists() else ""
     raise OptionError(
         f"run folder {run_dir} already holds an earlier run; {resume}replace it with --overwrite, or choose another --run-name"
