@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: the package's modules sit 
 
 from euchre_agents.atomic import write_atomic  # noqa: E402
 from euchre_lab.cli import OptionError, at_least, check_ranges, fail, interrupted, script_options  # noqa: E402
+from euchre_lab.training.paths import latest_checkpoint  # noqa: E402
 
 SCRIPT = "benchmarks/baselines.py"
 TASK = "standard-v1"
@@ -160,8 +161,6 @@ class TrainPy:
 
     def checkpoint(self, run_dir: Path) -> Path:
         """Where the run keeps the checkpoint it resumes from."""
-        from euchre_lab.training.checkpoints import latest_checkpoint
-
         return latest_checkpoint(run_dir)
 
     def command(self, run_dir: Path, budget: int, seed: int, threads: int) -> list[str]:

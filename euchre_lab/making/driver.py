@@ -18,6 +18,7 @@ from euchre_lab.cli import at_least, check_ranges, fail, interrupted, remove_sta
 from euchre_lab.making import card, method
 from euchre_lab.making.journal import Journal
 from euchre_lab.making.method import Part, iteration_name
+from euchre_lab.training.paths import latest_checkpoint
 from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, NETWORK_KEYS, SCRIPT, START, Args,
                                        MakeError, parse_args, preset_of, run_folder)
 
@@ -243,8 +244,6 @@ def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     if tail == "label":
         return not (run.data_path(k) / "manifest.json").exists()
     if tail in ("distil", "train"):
-        from euchre_lab.training.checkpoints import latest_checkpoint
-
         return not latest_checkpoint(run.folder / "training" / head).exists()
     return False
 

@@ -167,7 +167,7 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
 def latest_checkpoint_or_empty(folder: Path) -> Path:
     """The path of a part's latest checkpoint. Where none was written, what its training folder holds (the
     TensorBoard logs of a start killed before its first checkpoint) goes, so that the part starts over empty."""
-    from euchre_lab.training.checkpoints import latest_checkpoint
+    from euchre_lab.training.paths import latest_checkpoint
 
     latest = latest_checkpoint(folder)
     if not latest.exists() and folder.exists():
@@ -234,7 +234,7 @@ def export_finetune(run: Any, k: int) -> dict[str, Any]:
     continue from that one); the fine-tune's checkpoints go."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint
+    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
 
     training = run.folder / "training" / finetune_name(k)
     agent = run.finetune_agent_path(k)
@@ -248,7 +248,7 @@ def export(run: Any, k: int) -> dict[str, Any]:
     replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
     from euchre_agents.base import file_sha256
     from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint
+    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
 
     training = run.folder / "training" / iteration_name(k)
     agent = run.agent_path(k)

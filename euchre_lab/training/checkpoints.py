@@ -24,21 +24,10 @@ from euchre_agents.atomic import write_atomic
 from euchre_agents.base import Agent
 from euchre_agents.checkpoint import CHECKPOINT_FORMAT, NUMBERED, observation_signature, with_checksum
 from euchre_env import Engine, EuchreState
+from euchre_lab.training.paths import LATEST
 
-CHECKPOINTS = "checkpoints"
-LATEST = "latest.pt"
 LEARNER_DECISIONS = "learner_decisions"
 """The key of a PPO checkpoint's count of the learner's own decisions so far (an opponent's are not counted)."""
-
-
-def checkpoint_folder(run_dir: Path) -> Path:
-    """The folder of a training run's checkpoints."""
-    return Path(run_dir) / CHECKPOINTS
-
-
-def latest_checkpoint(run_dir: Path) -> Path:
-    """The path of a training run's latest checkpoint (there once the run has written its first)."""
-    return checkpoint_folder(run_dir) / LATEST
 
 
 def header(stage: str, net: torch.nn.Module, model_kwargs: dict[str, Any], optimizer: torch.optim.Optimizer,

@@ -23,7 +23,8 @@ from euchre_agents.checkpoint import build_network
 from euchre_agents.network import ActorCritic, sharpen_policy
 from euchre_agents.ppo import PPOAgent
 from euchre_env import Engine
-from euchre_lab.training.checkpoints import checkpoint_folder, latest_checkpoint, save_numbered
+from euchre_lab.training.checkpoints import save_numbered
+from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
 from euchre_lab.cli import interrupted, remove_stale_temp_files
 from euchre_lab.invocation import tool_name
 from euchre_lab.training.train_checks import Inputs, run_folder, torch_device

@@ -16,7 +16,8 @@ from euchre_agents.network import native_bfloat16
 from euchre_env import Engine, Rules, RulesError
 from euchre_env.engine import EPISODES, REWARDS
 from euchre_lab.cli import OptionError, above, at_least, between, check_ranges, checked_agent, flag
-from euchre_lab.training.checkpoints import CHECKPOINTS, LEARNER_DECISIONS, latest_checkpoint
+from euchre_lab.training.checkpoints import LEARNER_DECISIONS
+from euchre_lab.training.paths import CHECKPOINTS, latest_checkpoint
 from euchre_lab.training.train_options import (
     EXPLOIT,
     EXPLOIT_INITS,
