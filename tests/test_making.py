@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "configs/recipe_smoke.yaml"
 ITERATION = ["label", "distil", "export", "curve_pimc", "curve_heuristic"]
 FINETUNE = [f"finetune_002/{tail}" for tail in ("train", "export", "curve_pimc", "curve_heuristic")]
-PARTS = [f"{head}/{tail}" for head in ("bootstrap", "iter_001", "iter_002") for tail in ITERATION] + FINETUNE + [
+PARTS = [f"{head}/{tail}" for head in ("bootstrap", "iter_001", "iter_002")
+         for tail in ["playout_net"] * (head == "iter_002") + ITERATION] + FINETUNE + [
     f"final_finetune_002/{tail}" for tail in ("agent", "vs_pimc", "vs_heuristic", "vs_shipped")]
 
 
@@ -72,15 +73,18 @@ def test_every_part_finishes_and_the_agent_plays(smoke):
     assert same_weights(folder / "agent.pt", folder / "agents" / "finetune_002.pt")   # the run's agent is the fine-tune's
     assert not same_weights(folder / "agent.pt", folder / "agents" / "iter_002.pt")
     assert parts["iter_002/distil"]["facts"]["data"] == ["data/iter_001", "data/iter_002"]  # the replay
+    assert parts["iter_002/label"]["facts"]["hands"] == 128 == 2 * parts["iter_001/label"]["facts"]["hands"]   # rollout_hands
+    assert parts["iter_002/playout_net"]["facts"]["data"] == ["data/iter_001"]   # learns from the iteration before
+    assert journal(folder)["preset"]["rollout_network"] == {"hidden_size": 16, "num_layers": 1}
     kinds = [parts[f"{head}/label"]["kind"] for head in ("bootstrap", "iter_001", "iter_002")]
-    assert kinds == ["label_true", "label_rollout", "label_rollout_all"]   # rollout_all_from: 2
+    assert kinds == ["label_true", "label_rollout", "label_playout_net"]   # rollout_all_from: 2, by the play-out network
     engine = Engine()
     agent = make_agent(f"ppo:{folder / 'agent.pt'}", engine, seed=0)
     assert play(engine, engine.init(list(range(8))), [agent], [0, 0, 0, 0]).shape == (8, 2)
     card = (folder / "MODEL_CARD.md").read_text()
     for needed in ("python train.py --config configs/recipe_smoke.yaml", "**standard**", "**Commit** (that made agent.pt):", "Machine:",
                    "| iter_002 |", "| 2 |", "| 2 + fine-tune |", "Then `finetune_002`", "| fine-tune (PPO self-play) |", "`pimc` | 20 |", "46201", "Wall time, end to end", "from the first part's start to the last", "## Where the time goes",
-                   "| distillation |", "| labelling, play-outs for every decision (iterations) |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
+                   "| distillation |", "| distillation of the play-out networks |", "| play-out network |", "| labelling, play-outs by the play-out network for every decision (iterations) |", "## Exploitability", "--exploit-init target --total-timesteps 2000000"):
         assert needed in card, needed
     assert (folder / "curve.png").stat().st_size > 0
 
@@ -110,7 +114,7 @@ def test_a_second_run_redoes_nothing(smoke):
     again = make(folder.parent)
     assert again.returncode == 0, again.stderr[-3000:]
     assert time.perf_counter() - start < first
-    assert journal(folder)["parts"] == before and "23 of 23 parts done" in again.stdout
+    assert journal(folder)["parts"] == before and "24 of 24 parts done" in again.stdout
 
 
 def test_another_preset_is_refused_in_one_line_and_nothing_changes(smoke):
@@ -191,19 +195,20 @@ def test_a_run_killed_outright_resumes_in_place_to_the_same_agent(smoke, tmp_pat
 
 
 def test_a_run_moved_with_only_its_agent_and_journal_finishes(smoke, tmp_path):
-    """Killed while labelling iteration 2: the copy lacks iteration 1's data (refilled by the current agent) and
-    iteration 2's shards (labelled again)."""
+    """Killed while labelling iteration 2: the copy lacks iteration 1's data (refilled by the current agent), the
+    network that plays iteration 2's play-outs (distilled again from the refill) and iteration 2's shards (labelled
+    again)."""
     folder = killed_while(tmp_path / "here", "iter_002/label")
     moved = tmp_path / "there" / "recipe_smoke"
     (moved / "agents").mkdir(parents=True)
     shutil.copy(folder / "journal.json", moved)
-    for agent in (folder / "agents").iterdir():
-        shutil.copy(agent, moved / "agents")
+    shutil.copy(folder / journal(folder)["agent"]["path"], moved / "agents")
     resumed = make(tmp_path / "there")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     parts = journal(moved)["parts"]
     assert list(parts) == PARTS and all(r["status"] == "finished" for r in parts.values())
     assert parts["iter_002/distil"]["facts"]["data"] == ["data/refill_001", "data/iter_002"]
+    assert parts["iter_002/playout_net"]["facts"]["data"] == ["data/refill_001"] and parts["iter_002/playout_net"]["attempts"] == 2
     assert (moved / "MODEL_CARD.md").is_file()
 
 
@@ -251,6 +256,9 @@ def test_the_default_preset_is_the_options_defaults():
     (["--labels", "pimc"], "labels='pimc' is not one of rollout, true"),
     (["--hands", "8"], "--hands must be 16 or more, got 8"),
     (["--rollout-all-from", "-1"], "--rollout-all-from must be 0 or more, got -1"),
+    (["--rollout-all-from", "1"], "shape the iterations from rollout_all_from on, which is 1; set rollout_all_from to 2 or more"),
+    (["--rollout-hands", "8"], "--rollout-hands must be 0 (as `hands`) or 16 or more, got 8"),
+    (["--rollout-network", "{hidden_size: 16}"], "rollout_network must set hidden_size and num_layers to whole numbers"),
     (["--network", "{hidden_size: 0, num_layers: 1}"], "network must set hidden_size and num_layers to whole numbers of 1 or more"),
     (["--rules", "deck=28"], "Rules.deck=28 is not allowed: expected 24 or 32"),
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
@@ -289,6 +297,7 @@ def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
     from euchre_env import Rules
     from euchre_lab.making.card import shipped_spec
     from euchre_lab.making.driver import plan, prepare
+    from euchre_lab.making.method import uses_playout_net
     from euchre_lab.making.options import parse_args
 
     args = parse_args(["--config", f"configs/{name}", "--runs-dir", str(tmp_path)])
@@ -297,7 +306,8 @@ def test_every_preset_of_the_method_passes_its_checks(name, tmp_path):
     carried_and_iterated = args.start != "bootstrap" and args.iterations > 0
     finals = 3 + (shipped_spec(Rules.from_dict(args.rules)) is not None) + carried_and_iterated   # vs shipped, vs start
     finetune = 4 if args.finetune_steps else 0   # train, export, two curve matches
-    assert len(plan(run)) == 5 * args.iterations + first + finetune + finals
+    playout_nets = sum(uses_playout_net(args, k) for k in range(1, args.iterations + 1))
+    assert len(plan(run)) == 5 * args.iterations + first + finetune + finals + playout_nets
     assert set(args.network) == {"hidden_size", "num_layers"}
 
 
@@ -367,9 +377,10 @@ def test_a_run_continued_after_its_agent_was_shipped_does_not_play_it_against_it
 
 
 @pytest.mark.parametrize("key, answer", [
-    ("start", (0, "23 of 23 parts done")),   # its run did what the default does
+    ("start", (0, "24 of 24 parts done")),   # its run did what the default does
     ("rollout_all_from", (2, "another preset (rollout_all_from: 0 there, 2 here)")),   # its labels never switched
     ("finetune_steps", (2, "another preset (finetune_steps: 0 there, 16384 here)")),   # its run made no fine-tune
+    ("rollout_network", (2, "another preset (rollout_network.hidden_size: None there, 16 here)")),   # the agent played them
 ])
 def test_a_journal_written_before_a_preset_key_existed_reads_what_its_run_did(smoke, tmp_path, key, answer):
     """A key the journal lacks is taken as what its run did: the default, or what runs did before the key existed."""
@@ -435,6 +446,28 @@ def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tm
     assert learning_parts(run, 1)[1].size == pytest.approx(samples[0] / 2)   # the first iteration has one iteration's data
 
 
+def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tmp_path):
+    from euchre_lab.making.driver import MakeRun, labelling, learning_parts
+    from euchre_lab.making.method import DECISIONS_PER_HAND, PLAYOUT_NET_TRAINING, iteration_hands
+    from euchre_lab.making.options import Args
+
+    small = {"hidden_size": 256, "num_layers": 2}
+    run = MakeRun(Args(rollout_all_from=3, rollout_hands=256_000, rollout_network=small), tmp_path, journal=None)
+    assert [iteration_hands(run.args, k) for k in (1, 2, 3, 4)] == [64_000, 64_000, 256_000, 256_000]
+    parts = {k: learning_parts(run, k) for k in (2, 3, 4)}
+    assert [p.name for p in parts[2]] == ["iter_002/label", "iter_002/distil", "iter_002/export"]
+    assert [p.name for p in parts[3]] == ["iter_003/playout_net", "iter_003/label", "iter_003/distil", "iter_003/export"]
+    assert (parts[2][0].kind, parts[3][1].kind) == ("label_rollout", "label_playout_net")   # each its own rate
+    assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 64_000 * DECISIONS_PER_HAND   # a fixed size, from scratch
+    assert parts[3][2].size == pytest.approx((64_000 + 256_000) * DECISIONS_PER_HAND)   # one pass over the replay it holds
+    assert parts[4][2].size == pytest.approx(2 * 256_000 * DECISIONS_PER_HAND)
+    settings, hands = labelling(run, 3)
+    assert hands == 256_000 and settings.rollout_agent.split(",")[0] == f"ppo:{run.playout_net_path(3)}"
+    assert settings.behaviour.startswith(f"ppo:{run.agent_path(2)}=")   # the agent still plays the hands
+    refill, _ = labelling(run, 3, refill=True)   # refills the data the play-out network learns from: the agent plays out
+    assert refill.rollout_agent.split(",")[0] == f"ppo:{run.agent_path(2)}"
+
+
 def test_ctrl_c_names_the_command_that_continues_this_run(monkeypatch, capsys, tmp_path):
     from euchre_lab.making import driver
 
@@ -457,7 +490,7 @@ def test_a_finished_run_moved_without_agent_pt_writes_it_again_as_it_was_made(sm
     shutil.copytree(folder / "agents", moved / "agents")
     shutil.copy(folder / "journal.json", moved)
     again = make(tmp_path)
-    assert again.returncode == 0 and "22 of 23 parts done" in again.stdout, again.stderr[-2000:]
+    assert again.returncode == 0 and "23 of 24 parts done" in again.stdout, again.stderr[-2000:]
     assert same_weights(moved / "agent.pt", folder / "agent.pt")
     made = [read_checkpoint(str(f / "agent.pt"), PLAY)["made_by"] for f in (folder, moved)]
     assert made[0] == made[1]   # the command and commit that made it, not the one that moved it

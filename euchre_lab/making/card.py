@@ -198,16 +198,8 @@ def card_text(run: Any, final: str, planned: list[str]) -> str:
         "",
         "## Wall time by iteration",
         "",
-        "| iteration | label | distil | curve matches | labelled decisions | distillation samples |",
-        "|---|---:|---:|---:|---:|---:|",
+        *iteration_rows(run, parts),
     ]
-    for k in range(run.args.iterations + 1):
-        head = "bootstrap" if k == 0 else f"iter_{k:03d}"
-        rec = {tail: parts.get(f"{head}/{tail}", {}) for tail in ("label", "distil", "curve_pimc", "curve_heuristic")}
-        curve = rec["curve_pimc"].get("wall_s", 0.0) + rec["curve_heuristic"].get("wall_s", 0.0)
-        lines.append(f"| {head} | {_hours(rec['label'].get('wall_s', 0.0))} | {_hours(rec['distil'].get('wall_s', 0.0))} | "
-                     f"{_hours(curve)} | {rec['label'].get('facts', {}).get('decisions', 0):,} | "
-                     f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
     lines += finetune_lines(run, parts)
     lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
     lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(parts)]
@@ -227,6 +219,22 @@ def card_text(run: Any, final: str, planned: list[str]) -> str:
     lines += ["", "## Exploitability", "", *probe_lines(run), "",
               "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
     return "\n".join(lines)
+
+
+def iteration_rows(run: Any, parts: dict[str, Any]) -> list[str]:
+    """The table of each iteration's wall time by step (with a column for its play-out network where the preset has one)."""
+    playouts = bool(run.args.rollout_network)
+    lines = ["| iteration | " + "play-out network | " * playouts + "label | distil | curve matches | labelled decisions | "
+             "distillation samples |", "|---|" + "---:|" * (5 + playouts)]
+    for k in range(run.args.iterations + 1):
+        head = "bootstrap" if k == 0 else f"iter_{k:03d}"
+        rec = {tail: parts.get(f"{head}/{tail}", {}) for tail in ("playout_net", "label", "distil", "curve_pimc", "curve_heuristic")}
+        curve = rec["curve_pimc"].get("wall_s", 0.0) + rec["curve_heuristic"].get("wall_s", 0.0)
+        playout = f"{_hours(rec['playout_net'].get('wall_s', 0.0))} | " * playouts
+        lines.append(f"| {head} | {playout}{_hours(rec['label'].get('wall_s', 0.0))} | {_hours(rec['distil'].get('wall_s', 0.0))} | "
+                     f"{_hours(curve)} | {rec['label'].get('facts', {}).get('decisions', 0):,} | "
+                     f"{rec['distil'].get('facts', {}).get('samples', 0):,} |")
+    return lines
 
 
 def finetune_lines(run: Any, parts: dict[str, Any]) -> list[str]:
@@ -279,7 +287,8 @@ def probe_lines(run: Any) -> list[str]:
 
 PROFILE_KINDS = {"label_true": "labelling, open hands (bootstrap)", "label_rollout": "labelling, play-outs (iterations)",
                  "label_rollout_all": "labelling, play-outs for every decision (iterations)",
-                 "distil": "distillation", FINETUNE: "fine-tune (PPO self-play)", "export": "exports"}
+                 "label_playout_net": "labelling, play-outs by the play-out network for every decision (iterations)",
+                 "distil": "distillation", "distil_playout": "distillation of the play-out networks", FINETUNE: "fine-tune (PPO self-play)", "export": "exports"}
 
 
 def profile(parts: dict[str, Any]) -> list[tuple[str, float, float]]:

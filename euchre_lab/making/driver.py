@@ -23,6 +23,7 @@ from euchre_lab.making.options import (AGENT, BOOTSTRAP, CARD, JOURNAL, LABELS, 
                                        MakeError, parse_args, preset_of, run_folder)
 
 FALLBACK_RATES = {"label_true": 520.0, "label_rollout": 300.0, "label_rollout_all": 160.0, "distil": 37_000.0,
+                  "label_playout_net": 500.0, "distil_playout": 54_000.0,
                   method.FINETUNE: 3_400.0, "match_pimc": 56.0, "match_heuristic": 2_000.0, "match_shipped": 1_500.0}
 """Units per second on the 2-core machine with 2 workers (hands for labels and matches, samples for distilling, steps
 for the fine-tune), for the ETAs until the run measures its own: the rates the project measured on that machine
@@ -53,6 +54,10 @@ class MakeRun:
     def last_agent_path(self) -> Path:
         """The file of the agent the run ends with: the last iteration's, or its fine-tune's."""
         return self.stage_agent_path(method.last_name(self.args))
+
+    def playout_net_path(self, k: int) -> Path:
+        """The file of the network that plays iteration k's play-outs."""
+        return self.stage_agent_path(method.playout_name(k))
 
     def data_path(self, k: int) -> Path:
         """Iteration k's labelled hands."""
@@ -97,21 +102,30 @@ def finetune_parts(run: MakeRun) -> list[Part]:
 def labelling(run: MakeRun, k: int, refill: bool = False) -> tuple[Any, int]:
     """(teacher settings, hands) of the bootstrap's (k = 0) or iteration k's labelling, or of a refill of its replay."""
     a = run.args
-    hands = a.bootstrap_hands if k == 0 else a.hands
+    hands = a.bootstrap_hands if k == 0 else method.iteration_hands(a, k)
     previous = None if k == 0 else run.agent_path(k - 1)
     labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
-    return method.teacher_settings(k, previous, a.seed, hands, labels, refill), hands
+    playout = run.playout_net_path(k) if method.uses_playout_net(a, k) and not refill else None
+    return method.teacher_settings(k, previous, a.seed, hands, labels, refill, playout), hands
 
 
 def learning_parts(run: MakeRun, k: int) -> list[Part]:
-    """Label, distil, export: the bootstrap's (k = 0) or iteration k's way to its agent."""
-    name = iteration_name(k)
+    """Label, distil, export: the bootstrap's (k = 0) or iteration k's way to its agent; first, where the preset has a
+    `rollout_network`, the distillation of the network that plays its play-outs."""
+    a, name = run.args, iteration_name(k)
     settings, hands = labelling(run, k)
     previous = None if k == 0 else run.agent_path(k - 1)
-    folders = min(k, run.args.replay) if k else 1
-    samples = hands * method.DECISIONS_PER_HAND * folders * method.distil_passes(k, folders)
+    replay = range(max(1, k - a.replay + 1), k + 1) if k else [0]
+    replay_hands = sum(a.bootstrap_hands if j == 0 else method.iteration_hands(a, j) for j in replay)
+    samples = replay_hands * method.DECISIONS_PER_HAND * method.distil_passes(k, len(replay))
     kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
-    return [
+    kind = "label_playout_net" if method.uses_playout_net(a, k) else kind
+    playout = []
+    if method.uses_playout_net(a, k):
+        size = method.PLAYOUT_NET_TRAINING["passes"] * a.hands * method.DECISIONS_PER_HAND
+        playout = [Part(f"{name}/playout_net", "distil_playout", size,
+                        lambda r: method.playout_net(r, k, replay_folders(r, k)[:-1]))]
+    return playout + [
         Part(f"{name}/label", kind, hands, lambda r: method.label(r, r.data_path(k), settings, hands)),
         Part(f"{name}/distil", "distil", samples, lambda r: method.distil(r, k, replay_folders(r, k), str(previous or ""))),
         Part(f"{name}/export", "export", 0, lambda r: method.export(r, k)),
@@ -243,6 +257,8 @@ def needs_redo(run: MakeRun, part: Part, parts: list[Part]) -> bool:
     k = 0 if head == "bootstrap" else int(head.removeprefix("iter_")) if head.startswith("iter_") else None
     if tail == "label":
         return not (run.data_path(k) / "manifest.json").exists()
+    if tail == "playout_net":
+        return not run.playout_net_path(k).exists()
     if tail in ("distil", "train"):
         return not latest_checkpoint(run.folder / "training" / head).exists()
     return False
@@ -254,16 +270,15 @@ def prepare(args: Args) -> MakeRun:
         require("ray", "ray", what="--ray")
     check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
                         "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0), "rollout_all_from": at_least(0),
-                        "replay": at_least(1), "finetune_steps": at_least(0),
+                        "replay": at_least(1), "rollout_hands": at_least(0), "finetune_steps": at_least(0),
                         "curve_pairs": at_least(1), "final_pairs": at_least(1)})
     Rules.from_dict(args.rules)
     check_start(args)
     check_finetune(args)
     if args.labels not in LABELS:
         raise MakeError(f"labels={args.labels!r} is not one of {', '.join(LABELS)}")
-    unknown = sorted(set(args.network) - set(NETWORK_KEYS))
-    if unknown or not all(isinstance(args.network.get(k), int) and args.network[k] >= 1 for k in NETWORK_KEYS):
-        raise MakeError(f"network must set {' and '.join(NETWORK_KEYS)} to whole numbers of 1 or more, got {args.network}")
+    check_network("network", args.network)
+    check_playouts(args)
     if not re.fullmatch(r"[\w.=-]+", args.run_name) or args.run_name in (".", ".."):
         raise MakeError(f"--run-name {args.run_name!r} must be a plain folder name")
     folder = run_folder(args)
@@ -277,6 +292,26 @@ def prepare(args: Args) -> MakeRun:
     if current and not (folder / current["path"]).exists():
         raise MakeError(f"the run's agent file {folder / current['path']} is missing: copy it with {JOURNAL}, or pass --overwrite to start over")
     return run
+
+
+def check_network(key: str, network: dict) -> None:
+    """A network shape names hidden_size and num_layers, whole numbers of 1 or more, and nothing else."""
+    unknown = sorted(set(network) - set(NETWORK_KEYS))
+    if unknown or not all(isinstance(network.get(k), int) and network[k] >= 1 for k in NETWORK_KEYS):
+        raise MakeError(f"{key} must set {' and '.join(NETWORK_KEYS)} to whole numbers of 1 or more, got {network}")
+
+
+def check_playouts(args: Args) -> None:
+    """`rollout_hands` and `rollout_network` shape the play-out iterations, so they need some (and a play-out network
+    learns from the iteration before its first, so those start at 2 or later)."""
+    if args.rollout_hands and args.rollout_hands < 16:
+        raise MakeError(f"--rollout-hands must be 0 (as `hands`) or 16 or more, got {args.rollout_hands}")
+    if args.rollout_network:
+        check_network("rollout_network", args.rollout_network)
+    need = 2 if args.rollout_network else 1
+    if (args.rollout_hands or args.rollout_network) and args.rollout_all_from < need:
+        raise MakeError(f"rollout_hands and rollout_network shape the iterations from rollout_all_from on, which is "
+                        f"{args.rollout_all_from}; set rollout_all_from to {need} or more")
 
 
 def check_finetune(args: Args) -> None:
@@ -317,7 +352,8 @@ def drive(run: MakeRun) -> None:
     todo = [p for p in parts if not run.journal.finished(p.name) or needs_redo(run, p, parts)]
     first = (f"a bootstrap of {run.args.bootstrap_hands:,}" if run.args.start == BOOTSTRAP
              else f"the {run.args.start} table's agent, carried over")
-    say(f"run {run.folder}: {run.args.iterations} iterations of {run.args.hands:,} hands after {first}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
+    more = f" ({run.args.rollout_hands:,} from iteration {run.args.rollout_all_from})" if run.args.rollout_hands else ""
+    say(f"run {run.folder}: {run.args.iterations} iterations of {run.args.hands:,} hands{more} after {first}; {len(parts) - len(todo)} of {len(parts)} parts done, about "
         f"{duration(sum(eta(run, p) for p in todo))} left; watch it with: tensorboard --logdir {run.folder}")
     remove_stale_temp_files(run.folder, SCRIPT, recursive=True)
     for key, value in (("machines", card.machine()), ("commands", shlex.join(["python", *sys.argv]))):

@@ -9,7 +9,9 @@ Every iteration then takes the current agent to the next by the same three steps
    every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
    the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy; or every
    decision, cards too, by the agent's play-outs (`labels: rollout_all`; from iteration `rollout_all_from` on,
-   whatever `labels` says) (`euchre_agents.teacher`);
+   whatever `labels` says) (`euchre_agents.teacher`). Those play-out iterations may label `rollout_hands` hands
+   each, and their play-outs may be played by a smaller `rollout_network`, distilled afresh at the start of each
+   iteration from the labels of the one before;
 2. **distil** the values into the agent, from its own weights, over a replay of the last `replay` iterations' data,
    as many samples as one pass over two iterations' data (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
@@ -45,6 +47,10 @@ EPSILON = 0.1
 GAMES_PER_SHARD = 256
 BOOTSTRAP_TRAINING = {"learning_rate": 1e-3, "distill_epochs": 2.0}
 ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 1.0}
+PLAYOUT_NET_TRAINING = {"learning_rate": 1e-3, "passes": 4.0}
+"""The play-out network's distillation, from scratch: as many samples as `passes` passes over one iteration of
+`hands` hands (at 256 x 2 over 64,000 hands, 77 s; it played 0.10 points a hand below the agent it learned from,
+and its labels made as good an iteration as the agent's own: EXPERIMENTS.md)."""
 SAMPLED_ITERATIONS = 2
 """An iteration's distillation draws as many samples as `distill_epochs` passes over this many iterations' data,
 whatever its replay holds, so that its cost does not grow with the replay."""
@@ -105,9 +111,26 @@ def iteration_labels(labels: str, rollout_all_from: int, k: int) -> str:
     return ROLLOUT_ALL if 0 < rollout_all_from <= k else labels
 
 
-def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False):
+def iteration_hands(args: Any, k: int) -> int:
+    """Hands iteration k labels: `rollout_hands` in the play-out iterations where it is set, else `hands`."""
+    rollout = iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
+    return args.rollout_hands if k and rollout and args.rollout_hands else args.hands
+
+
+def uses_playout_net(args: Any, k: int) -> bool:
+    """Whether iteration k's play-outs are played by a `rollout_network` distilled for it."""
+    return bool(k and args.rollout_network) and iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
+
+
+def playout_name(k: int) -> str:
+    """`playout_013`: the network that plays iteration k's play-outs."""
+    return f"playout_{k:03d}"
+
+
+def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False,
+                     playout: str | None = None):
     """The labelling of iteration k (0: the bootstrap's open-hand labels of heuristic play; else `labels` labels of
-    `agent`'s play); a refill draws other deals."""
+    `agent`'s play, its play-outs played by the agent file `playout`, else by `agent`); a refill draws other deals."""
     from euchre_agents.network import native_bfloat16
     from euchre_agents.teacher_data import TeacherSettings
 
@@ -119,7 +142,7 @@ def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: s
     everything = labels == ROLLOUT_ALL
     return TeacherSettings(label="rollout" if everything else labels, rollout_cards=everything,
                            behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
-                           rollout_agent=spec + (",bf16" if native_bfloat16() else ""), epsilon=EPSILON,
+                           rollout_agent=f"ppo:{playout or agent}" + (",bf16" if native_bfloat16() else ""), epsilon=EPSILON,
                            games_per_shard=per_shard, seed=data_seed)
 
 
@@ -153,15 +176,35 @@ def distil_passes(k: int, folders: int) -> float:
 
 def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
     """train.py's `Args` of iteration k's distillation."""
+    training = {**(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), "distill_epochs": distil_passes(k, len(folders))}
+    return distillation_args(run, iteration_name(k), run.args.network, training, k, folders, init, resume)
+
+
+def playout_net_args(run: Any, k: int, folders: list[Path], resume: str):
+    """train.py's `Args` of the distillation of iteration k's play-out network, from scratch."""
+    passes = PLAYOUT_NET_TRAINING["passes"] * run.args.hands * DECISIONS_PER_HAND / max(1, decisions_in(folders))
+    training = {"learning_rate": PLAYOUT_NET_TRAINING["learning_rate"], "distill_epochs": passes}
+    return distillation_args(run, playout_name(k), run.args.rollout_network, training, k, folders, "", resume)
+
+
+def distillation_args(run: Any, name: str, network: dict, training: dict, k: int, folders: list[Path], init: str,
+                      resume: str):
+    """train.py's `Args` of one of the run's distillations: `network` from `init` (fresh when empty) over `folders`."""
     from euchre_agents.network import native_bfloat16
     from euchre_lab.training.train_options import Args
 
     a = run.args
-    training = {**(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), "distill_epochs": distil_passes(k, len(folders))}
-    return Args(**TRAINING, **training, **a.network, distill_bf16=native_bfloat16(),
+    return Args(**TRAINING, **training, **network, distill_bf16=native_bfloat16(),
                 teacher_data=",".join(str(f) for f in folders), init_checkpoint=init, resume=resume, rules=a.rules,
-                seed=a.seed * 10_000 + k, run_name=iteration_name(k), runs_dir=str(run.folder / "training"),
+                seed=a.seed * 10_000 + k, run_name=name, runs_dir=str(run.folder / "training"),
                 progress=a.progress, torch_threads=a.torch_threads)
+
+
+def decisions_in(folders: list[Path]) -> int:
+    """Labelled decisions the folders hold, by their manifests."""
+    from euchre_agents.teacher_data import read_manifest
+
+    return sum(sum(read_manifest(f)["shards"].values()) for f in folders)
 
 
 def latest_checkpoint_or_empty(folder: Path) -> Path:
@@ -178,13 +221,34 @@ def latest_checkpoint_or_empty(folder: Path) -> Path:
 def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
     """Distil the folders' labels into the agent `init` (a fresh network when empty), continuing exactly from the
     distillation's latest checkpoint if one was written; its updates and samples."""
+    return distil_stage(run, iteration_name(k), folders, lambda resume: training_args(run, k, folders, init, resume))
+
+
+def playout_net(run: Any, k: int, folders: list[Path]) -> dict[str, Any]:
+    """Distil iteration k's play-out network from the labels of the iterations before it, and export it to
+    agents/playout_K.pt (which iteration k's export deletes with the previous agent); its updates, samples, sha256."""
+    from euchre_agents.base import file_sha256
+    from euchre_agents.checkpoint import export_policy
+    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
+
+    facts = distil_stage(run, playout_name(k), folders, lambda resume: playout_net_args(run, k, folders, resume))
+    training, path = run.folder / "training" / playout_name(k), run.stage_agent_path(playout_name(k))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    export_policy(str(latest_checkpoint(training)), str(path))
+    shutil.rmtree(checkpoint_folder(training))
+    return {**facts, "sha256": file_sha256(path)}
+
+
+def distil_stage(run: Any, name: str, folders: list[Path], make_args: Callable[[str], Any]) -> dict[str, Any]:
+    """One distillation of the run, by the train.py `Args` that `make_args(resume)` gives, continuing exactly from its
+    latest checkpoint if one was written; its updates and samples."""
     from euchre_agents.checkpoint import RESUME, read_checkpoint
     from euchre_lab.training.distill import distill
     from euchre_lab.training.train_checks import check_args
 
-    latest = latest_checkpoint_or_empty(run.folder / "training" / iteration_name(k))
+    latest = latest_checkpoint_or_empty(run.folder / "training" / name)
     checkpoint = read_checkpoint(str(latest), RESUME) if latest.exists() else None
-    args = training_args(run, k, folders, init, str(latest) if checkpoint else "")
+    args = make_args(str(latest) if checkpoint else "")
     start = 0 if checkpoint is None else checkpoint["global_step"]
     distill(args, check_args(args, checkpoint))
     done = read_checkpoint(str(latest), RESUME)

@@ -62,6 +62,13 @@ class Args:
     rollout_all_from: int = 13
     """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
     are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
+    rollout_hands: int = 0
+    """hands of each iteration from `rollout_all_from` on (0: `hands`): play-out labels still gain from more hands
+    where more iterations of `hands` have levelled off"""
+    rollout_network: dict = field(default_factory=dict)
+    """hidden_size and num_layers of a smaller network that plays the play-outs of the iterations from
+    `rollout_all_from` on (2 or more), distilled afresh at the start of each from the labels of the one before;
+    {}: the agent plays its own play-outs (256 x 2 costs about half the agent's labelling time)"""
     replay: int = 2
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
     size stays one pass over two iterations' data however many the replay holds (a larger replay is fewer passes
