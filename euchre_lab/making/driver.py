@@ -115,7 +115,7 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     a, name = run.args, iteration_name(k)
     settings, hands = labelling(run, k)
     previous = None if k == 0 else run.agent_path(k - 1)
-    replay = range(max(1, k - a.replay + 1), k + 1) if k else [0]
+    replay = replay_iterations(run, k)
     replay_hands = sum(a.bootstrap_hands if j == 0 else method.iteration_hands(a, j) for j in replay)
     samples = replay_hands * method.DECISIONS_PER_HAND * method.distil_passes(k, len(replay))
     kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
@@ -132,13 +132,18 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     ]
 
 
+def replay_iterations(run: MakeRun, k: int) -> list[int]:
+    """The iterations whose data iteration k distils: its own and those before it within the replay (the bootstrap: 0)."""
+    return list(range(max(1, k - run.args.replay + 1), k + 1)) if k else [0]
+
+
 def replay_folders(run: MakeRun, k: int) -> list[Path]:
     """The data iteration k distils: its own, and the iterations' before it within the replay; a folder that is gone
     (a run moved to another machine with its agent and journal only) is refilled by the current agent."""
     if k == 0:
         return [run.data_path(0)]
     folders = []
-    for j in range(max(1, k - run.args.replay + 1), k + 1):
+    for j in replay_iterations(run, k):
         folder = run.data_path(j)
         if j < k and not folder.exists():
             folder = run.folder / "data" / f"refill_{j:03d}"
