@@ -227,16 +227,10 @@ def distil(run: Any, k: int, folders: list[Path], init: str) -> dict[str, Any]:
 def playout_net(run: Any, k: int, folders: list[Path]) -> dict[str, Any]:
     """Distil iteration k's play-out network from the labels of the iterations before it, and export it to
     agents/playout_K.pt (which iteration k's export deletes with the previous agent); its updates, samples, sha256."""
-    from euchre_agents.base import file_sha256
-    from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
-
     facts = distil_stage(run, playout_name(k), folders, lambda resume: playout_net_args(run, k, folders, resume))
-    training, path = run.folder / "training" / playout_name(k), run.stage_agent_path(playout_name(k))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    export_policy(str(latest_checkpoint(training)), str(path))
-    shutil.rmtree(checkpoint_folder(training))
-    return {**facts, "sha256": file_sha256(path)}
+    exported = export_agent(run, playout_name(k), run.stage_agent_path(playout_name(k)))
+    drop_checkpoints(run, playout_name(k))
+    return {**facts, "sha256": exported["sha256"]}
 
 
 def distil_stage(run: Any, name: str, folders: list[Path], make_args: Callable[[str], Any]) -> dict[str, Any]:
@@ -296,28 +290,16 @@ def finetune(run: Any, k: int) -> dict[str, Any]:
 def export_finetune(run: Any, k: int) -> dict[str, Any]:
     """agents/finetune_K.pt from the fine-tune's last checkpoint, beside iteration k's agent (more iterations
     continue from that one); the fine-tune's checkpoints go."""
-    from euchre_agents.base import file_sha256
-    from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
-
-    training = run.folder / "training" / finetune_name(k)
-    agent = run.finetune_agent_path(k)
-    export_policy(str(latest_checkpoint(training)), str(agent))
-    shutil.rmtree(checkpoint_folder(training))
-    return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
+    exported = export_agent(run, finetune_name(k), run.finetune_agent_path(k))
+    drop_checkpoints(run, finetune_name(k))
+    return exported
 
 
 def export(run: Any, k: int) -> dict[str, Any]:
     """agents/iter_K.pt from the distillation's last checkpoint; the earlier agent and the data that no longer fits the
     replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
-    from euchre_agents.base import file_sha256
-    from euchre_agents.checkpoint import export_policy
-    from euchre_lab.training.paths import checkpoint_folder, latest_checkpoint
-
-    training = run.folder / "training" / iteration_name(k)
     agent = run.agent_path(k)
-    agent.parent.mkdir(parents=True, exist_ok=True)
-    export_policy(str(latest_checkpoint(training)), str(agent))
+    exported = export_agent(run, iteration_name(k), agent)
     run.journal.set_agent(k, agent)
     for old in agent.parent.glob("*.pt"):
         if old != agent:
@@ -326,8 +308,27 @@ def export(run: Any, k: int) -> dict[str, Any]:
     for folder in (run.folder / "data").glob("*"):
         if folder not in keep:
             shutil.rmtree(folder)
-    shutil.rmtree(checkpoint_folder(training))
+    drop_checkpoints(run, iteration_name(k))
+    return exported
+
+
+def export_agent(run: Any, name: str, agent: Path) -> dict[str, Any]:
+    """Write the play-only `agent` from the run's training `name`'s last checkpoint; its sha256 and bytes."""
+    from euchre_agents.base import file_sha256
+    from euchre_agents.checkpoint import export_policy
+    from euchre_lab.training.paths import latest_checkpoint
+
+    agent.parent.mkdir(parents=True, exist_ok=True)
+    export_policy(str(latest_checkpoint(run.folder / "training" / name)), str(agent))
     return {"sha256": file_sha256(agent), "bytes": agent.stat().st_size, "work": 0}
+
+
+def drop_checkpoints(run: Any, name: str) -> None:
+    """Delete the checkpoints of the run's training `name` once its agent is exported (its TensorBoard logs stay).
+    Last of an export's steps: until then a killed export can be done again from them."""
+    from euchre_lab.training.paths import checkpoint_folder
+
+    shutil.rmtree(checkpoint_folder(run.folder / "training" / name))
 
 
 CALIBRATION_HANDS = 512
