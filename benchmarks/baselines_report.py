@@ -7,12 +7,13 @@ Reads every RESULTS/<run>/journal.json that benchmarks/baselines.py wrote and th
 the seeds of each algorithm and budget.
 - The figure: one curve per algorithm through the mean of its seeds' scores, with a band from the lowest seed to
   the highest; filled markers are full-protocol scores, open ones `--quick` scores (1/20 of the pairs), drawn only
-  where a budget has no full score; the shipped agent's score is a dashed line.
+  where a budget has no full score; the shipped agent's score and the making method's are dashed lines.
 - The table (between `<!-- baselines -->` and `<!-- /baselines -->` in PAGE): per algorithm and budget the seeds,
   the learner's decisions made (mean over the seeds), the training wall time (mean per seed, every session's
   counted up to its last checkpoint), decisions per second of that time, the mean full-protocol score with its 95%
-  interval over the seeds (Student's t; one seed: the protocol's own interval) and each seed's score; the shipped
-  agent's score beside them.
+  interval over the seeds (Student's t; one seed: the protocol's own interval) and each seed's score; beside them
+  the shipped agent's score, and the score of the agent that the making method's default preset made from nothing,
+  with the run's wall time end to end and its command, read from the run's journal.
 """
 
 from __future__ import annotations
@@ -56,6 +57,37 @@ class Options:
     """the figure drawn beside it"""
     shipped: str = "experiments/results/score_standard-v1_ppo/score.json"
     """the shipped agent's score file (evaluate.py --task standard-v1 ppo), its row and its line"""
+    method: str = "experiments/results/score_standard-v1_making/score.json"
+    """the score file of an agent that `train.py --config configs/recipe.yaml` made, its row and its line ('' for none)"""
+    method_journal: str = "experiments/results/making_standard_16/journal.json"
+    """that run's journal (train.py --stage make), for its command and wall time"""
+
+
+@dataclass
+class Reference:
+    """A scored agent drawn beside the baselines: its row's name, score record, what it cost, its line's label."""
+
+    name: str
+    record: dict[str, Any]
+    cost: str
+    legend: str
+
+
+def references(options: Options) -> list[Reference]:
+    """The shipped agent's and the making method's rows, where their files are given."""
+    rows = []
+    if options.shipped:
+        record = json.loads(Path(options.shipped).read_text())
+        rows.append(Reference(f"shipped `{record['scored']['spec']}`", record, SHIPPED_COST, f"shipped {record['scored']['spec']}"))
+    if options.method:
+        record = json.loads(Path(options.method).read_text())
+        journal = json.loads(Path(options.method_journal).read_text())
+        hours = sum(part["wall_s"] for part in journal["parts"].values()) / 3600
+        card = os.path.relpath(Path(options.method_journal).with_name("MODEL_CARD.md"), Path(options.page).parent)
+        rows.append(Reference(f"the making method `{record['scored']['spec']}`", record,
+                              f"`{journal['commands'][0]}` from nothing: {hours:.2f} h end to end on this machine, "
+                              f"every part ([its card]({card}))", f"the making method, {hours:.2f} h from nothing"))
+    return rows
 
 
 @dataclass
@@ -99,8 +131,8 @@ def duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def table(groups: dict[tuple[str, int], list[SeedPoint]], what: dict[str, str], shipped: dict[str, Any] | None) -> str:
-    """What each algorithm is, then the Markdown table: one row per algorithm and budget, the shipped agent's beside them."""
+def table(groups: dict[tuple[str, int], list[SeedPoint]], what: dict[str, str], refs: list[Reference]) -> str:
+    """What each algorithm is, then the Markdown table: one row per algorithm and budget, the references' beside them."""
     described = [f"- `{algorithm}`: {text}" for algorithm, text in sorted(what.items())]
     head = ["baseline", "budget", "seeds", "learner decisions", "training wall time", "decisions/s", "score [95% over seeds]", "each seed"]
     lines = [*described, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -113,13 +145,12 @@ def table(groups: dict[tuple[str, int], list[SeedPoint]], what: dict[str, str], 
         rate = f"{decisions / seconds:,.0f}" if seconds > 0 else "–"
         lines.append(f"| `{algorithm}` | {budget_label(budget)} | {len(points)} | {decisions:,.0f} | {duration(seconds)} | "
                      f"{rate} | {score} | {each} |")
-    if shipped is not None:
-        lines.append(f"| shipped `{shipped['scored']['spec']}` | – | – | – | {SHIPPED_COST} | – | "
-                     f"{interval_text(shipped['score'])} (the protocol's interval) | – |")
+    for ref in refs:
+        lines.append(f"| {ref.name} | – | – | – | {ref.cost} | – | {interval_text(ref.record['score'])} (the protocol's interval) | – |")
     return "\n".join(lines)
 
 
-def plot(groups: dict[tuple[str, int], list[SeedPoint]], shipped: dict[str, Any] | None, path: Path) -> None:
+def plot(groups: dict[tuple[str, int], list[SeedPoint]], refs: list[Reference], path: Path) -> None:
     """Score against decisions: per algorithm the mean over seeds with a lowest-to-highest band; quick points open."""
     import matplotlib
 
@@ -142,9 +173,9 @@ def plot(groups: dict[tuple[str, int], list[SeedPoint]], shipped: dict[str, Any]
         ax.fill_between(xs, lows, highs, color=f"C{k}", alpha=0.2)
         for x, mean, filled in zip(xs, means, full):
             ax.plot(x, mean, marker="o", color=f"C{k}", markerfacecolor=f"C{k}" if filled else "white")
-    if shipped is not None:
-        ax.axhline(shipped["score"]["value"], color="black", linestyle="--", linewidth=1,
-                   label=f"shipped {shipped['scored']['spec']} ({shipped['score']['value']:+.3f})")
+    for ref, style in zip(refs, ("--", ":")):
+        ax.axhline(ref.record["score"]["value"], color="black", linestyle=style, linewidth=1,
+                   label=f"{ref.legend} ({ref.record['score']['value']:+.3f})")
     ax.set_xscale("log")
     ax.set_xlabel("the learner's own decisions (log scale)")
     ax.set_ylabel("protocol score (mean margin per hand)")
@@ -164,12 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         groups, what = read_points(Path(options.results))
         if not groups:
             raise OptionError(f"{options.results} holds no run journal with a point; run python benchmarks/baselines.py first")
-        shipped = json.loads(Path(options.shipped).read_text()) if options.shipped else None
+        refs = references(options)
         figure = os.path.relpath(options.figure, Path(options.page).parent)
-        rewrite_page(Path(options.page), table(groups, what, shipped) + f"\n\n![the baselines' scores]({figure})", START, END)
+        rewrite_page(Path(options.page), table(groups, what, refs) + f"\n\n![the baselines' scores]({figure})", START, END)
     except (OptionError, OSError, ValueError, KeyError) as error:
         return fail(SCRIPT, error)
-    plot(groups, shipped, Path(options.figure))
+    plot(groups, refs, Path(options.figure))
     print(f"{sum(map(len, groups.values()))} points in {len(groups)} rows of algorithm x budget: rewrote {options.page} "
           f"and drew {options.figure}")
     return 0

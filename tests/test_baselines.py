@@ -194,7 +194,13 @@ def test_the_report_draws_the_curves_and_writes_the_table_from_the_journals(repo
     page.write_text(f"# page\n\n{report.START}\nnot run yet\n{report.END}\n\nafter\n")
     shipped = tmp_path / "shipped.json"
     shipped.write_text(json.dumps({"scored": {"spec": "ppo"}, "score": {"value": 0.097, "low": 0.09, "high": 0.104}}))
-    assert report.main([str(results), "--page", str(page), "--figure", str(figure), "--shipped", str(shipped)]) == 0
+    method, journal = tmp_path / "method.json", tmp_path / "making" / "journal.json"
+    method.write_text(json.dumps({"scored": {"spec": "ppo:runs/recipe/agent.pt"}, "score": {"value": 0.05, "low": 0.04, "high": 0.06}}))
+    journal.parent.mkdir()
+    journal.write_text(json.dumps({"commands": ["python train.py --config configs/recipe.yaml"],
+                                   "parts": {"bootstrap/label": {"wall_s": 5400.0}, "iter_001/label": {"wall_s": 1800.0}}}))
+    assert report.main([str(results), "--page", str(page), "--figure", str(figure), "--shipped", str(shipped),
+                        "--method", str(method), "--method-journal", str(journal)]) == 0
     text = page.read_text()
     assert "not run yet" not in text and text.endswith("\n\nafter\n") and "- `cleanrl`: the cleanrl trainer" in text
     half = 4.303 * 0.1 / 3 ** 0.5  # Student's t over three seeds of standard deviation 0.1
@@ -203,6 +209,9 @@ def test_the_report_draws_the_curves_and_writes_the_table_from_the_journals(repo
     assert "| `cleanrl` | 5M | 3 | 5,000,000 | 8.3 min | 10,000 | not scored yet | – |" in text
     assert "| `sb3` | 1M | 1 | 1,001,472 | 16.7 min | 1,001 | −0.500 [−0.520, −0.480] | −0.500 |" in text
     assert "| shipped `ppo` |" in text and "+0.097 [+0.090, +0.104] (the protocol's interval)" in text
+    assert ("| the making method `ppo:runs/recipe/agent.pt` | – | – | – | `python train.py --config configs/recipe.yaml` from "
+            "nothing: 2.00 h end to end on this machine, every part ([its card](making/MODEL_CARD.md)) | – | "
+            "+0.050 [+0.040, +0.060] (the protocol's interval) | – |") in text
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -210,7 +219,7 @@ def test_the_report_refuses_in_one_line_what_it_cannot_draw(report, tmp_path, ca
     assert report.main([str(tmp_path), "--page", str(tmp_path / "page.md")]) == 2
     write_run(tmp_path, "cleanrl", 1, {1000: (1000, 1.0, 0.0, None)})
     (tmp_path / "page.md").write_text("# no markers\n")
-    assert report.main([str(tmp_path), "--page", str(tmp_path / "page.md"), "--shipped", ""]) == 2
+    assert report.main([str(tmp_path), "--page", str(tmp_path / "page.md"), "--shipped", "", "--method", ""]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"benchmarks/baselines_report.py: error: {tmp_path} holds no run journal with a point; run python "
                    "benchmarks/baselines.py first",
