@@ -20,6 +20,8 @@ more than one legal action with a value for *each* legal action, in points for t
   action played out by its network over the layouts it infers from what the other seats did. Fair, like
   `pimc`, and a step of policy improvement on the network, averaged over many layouts where `rollout`
   samples the one true layout.
+- `settings.bid_share` below 1 labels the bids, alone calls and discards of that share of the hands only (the rest
+  record their card decisions): the cards get more hands' labels for the cost of a bid's play-outs.
 - `people`: decisions people made at the web table, written by `euchre-play export` through `write_data`
   (never generated here): the action taken is valued 0 and every other legal action `-PEOPLE_MARGIN`,
   so that distillation's target puts nearly all its weight on what the person did.
@@ -48,6 +50,10 @@ from euchre_env.cards import NUM_SEATS
 from euchre_env.engine import EPISODE_HAND, Engine, EuchreState, Phase
 from euchre_env.play import play
 from euchre_env.rules import Rules
+
+
+BID_STREAM = 1
+"""The entropy word that sets the stream choosing which hands' bids are labelled apart from the shard's own streams."""
 
 
 # ---------------------------------------------------------------- labels
@@ -142,17 +148,27 @@ class ShardPlayer:
         engine = self.engine
         state = engine.init(rng.integers(0, 2**63, size=n, dtype=np.uint64))
         seat_bot = rng.choice(len(self.bots), size=(n, 4), p=self.weights)
+        bids_labelled = self._bids_labelled(shard, n)
         records: list[dict[str, np.ndarray]] = []
 
         def explore_and_record(bot_index, rows, obs, mask, actions) -> np.ndarray:
             actions = self._explore(mask, actions, rng)
-            choice = np.flatnonzero(mask.sum(axis=1) > 1)
+            labelled = bids_labelled[rows] | (state.phase[rows] == Phase.PLAY)
+            choice = np.flatnonzero((mask.sum(axis=1) > 1) & labelled)
             if choice.size:
                 records.append(self._record(state, rows[choice], obs[choice], mask[choice], actions[choice]))
             return actions
 
         points = play(engine, state, self.bots, seat_bot, on_decision=explore_and_record)
         return _finish(records, points, engine)
+
+    def _bids_labelled(self, shard: int, n: int) -> np.ndarray:
+        """(n,) whether each hand's bids, alone calls and discards are labelled: `bid_share` of the hands, drawn from
+        a stream of their own (so that the hands played, and their card labels, are the same for every share)."""
+        if self.settings.bid_share >= 1.0:
+            return np.ones(n, bool)
+        stream = np.random.default_rng(np.random.SeedSequence([self.settings.seed, shard, BID_STREAM]))
+        return stream.random(n) < self.settings.bid_share
 
     def _explore(self, mask: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The behaviour policy's moves: the seat bots' `actions` with a share epsilon made random legal moves."""

@@ -57,6 +57,10 @@ class TeacherSettings:
     """With `label=rollout`, value card decisions by `rollout_agent`'s play-outs too (else double-dummy)."""
     search_agent: str = "search"
     """The `search` bot (a spec: `search[:PATH][,worlds=N,...]`) whose action values label every decision for `label=search`."""
+    bid_share: float = 1.0
+    """Share of the hands whose bids, alone calls and discards are labelled; the other hands record their card
+    decisions only. With `label=rollout` a bid's play-outs (the whole hand, for each legal bid) are most of a hand's
+    labelling cost. The hands drawn come from a stream of their own, so every share plays the same hands."""
     games_per_shard: int = 256
     """Hands played per shard."""
     seed: int = 0
@@ -67,6 +71,8 @@ class TeacherSettings:
             raise TeacherDataError(f"label={self.label!r} is not one of {LABELS}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise TeacherDataError(f"epsilon={self.epsilon} must be in [0, 1]")
+        if not 0.0 <= self.bid_share <= 1.0:
+            raise TeacherDataError(f"bid_share={self.bid_share} must be in [0, 1]")
         if self.pimc_worlds < 1 or self.games_per_shard < 1:
             raise TeacherDataError("pimc_worlds and games_per_shard must be >= 1")
         if self.seed < 0:

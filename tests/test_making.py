@@ -158,7 +158,7 @@ def test_another_final_pairs_plays_the_final_matches_again_at_that_size(smoke, t
     assert all(parts[p] == before[p] for p in parts if p not in finals)
     card = (copy / "MODEL_CARD.md").read_text()
     assert "| 30 |" in card and '"final_pairs": 30' in card
-    assert 'agent.pt was made with `{"bootstrap_hands": 128, "curve_pairs": 20, "final_pairs": 20,' in card   # not redone
+    assert 'agent.pt was made with `{"bid_share": 0.5, "bootstrap_hands": 128, "curve_pairs": 20, "final_pairs": 20,' in card   # not redone
 
 
 def killed_while(runs: Path, running: str) -> Path:
@@ -259,6 +259,7 @@ def test_the_default_preset_is_the_options_defaults():
     (["--rollout-all-from", "1"], "shape the iterations from rollout_all_from on, which is 1; set rollout_all_from to 2 or more"),
     (["--rollout-hands", "8"], "--rollout-hands must be 0 (as `hands`) or 16 or more, got 8"),
     (["--rollout-network", "{hidden_size: 16}"], "rollout_network must set hidden_size and num_layers to whole numbers"),
+    (["--bid-share", "1.5"], "--bid-share must be between 0 and 1, got 1.5"),
     (["--network", "{hidden_size: 0, num_layers: 1}"], "network must set hidden_size and num_layers to whole numbers of 1 or more"),
     (["--rules", "deck=28"], "Rules.deck=28 is not allowed: expected 24 or 32"),
     (["--run-name", "../elsewhere"], "--run-name '../elsewhere' must be a plain folder name"),
@@ -381,6 +382,7 @@ def test_a_run_continued_after_its_agent_was_shipped_does_not_play_it_against_it
     ("rollout_all_from", (2, "another preset (rollout_all_from: 0 there, 2 here)")),   # its labels never switched
     ("finetune_steps", (2, "another preset (finetune_steps: 0 there, 16384 here)")),   # its run made no fine-tune
     ("rollout_network", (2, "another preset (rollout_network.hidden_size: None there, 16 here)")),   # the agent played them
+    ("bid_share", (2, "another preset (bid_share: 1.0 there, 0.5 here)")),   # every hand's bids were labelled
 ])
 def test_a_journal_written_before_a_preset_key_existed_reads_what_its_run_did(smoke, tmp_path, key, answer):
     """A key the journal lacks is taken as what its run did: the default, or what runs did before the key existed."""
@@ -444,6 +446,16 @@ def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tm
     samples = [learning_parts(MakeRun(Args(replay=r), tmp_path, journal=None), 5)[1].size for r in (1, 2, 3, 6)]
     assert samples == pytest.approx([samples[0]] * 4)   # one pass over two iterations' data, whatever the replay holds
     assert learning_parts(run, 1)[1].size == pytest.approx(samples[0] / 2)   # the first iteration has one iteration's data
+
+
+def test_bid_share_shapes_every_iteration_s_labels_but_not_the_bootstrap_s(tmp_path):
+    from euchre_lab.making.driver import MakeRun, labelling
+    from euchre_lab.making.options import Args
+
+    run = MakeRun(Args(bid_share=0.25), tmp_path, journal=None)
+    assert labelling(run, 0)[0].bid_share == 1.0   # open-hand labels of bids cost no play-out
+    assert [labelling(run, k)[0].bid_share for k in (1, 16)] == [0.25, 0.25]
+    assert labelling(run, 1, refill=True)[0].bid_share == 0.25
 
 
 def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tmp_path):

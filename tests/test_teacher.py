@@ -170,6 +170,21 @@ def test_rollout_cards_values_card_decisions_by_play_outs_and_leaves_the_rest():
     assert np.array_equal(np.isfinite(cards["values"]), np.isfinite(plain["values"]))
 
 
+def test_bid_share_labels_the_bids_of_that_share_of_the_hands_and_every_hand_s_cards():
+    settings = dataclasses.replace(TINY, label="rollout", rollout_agent="heuristic", games_per_shard=32)
+    every = ShardPlayer(Rules(), settings).play_shard(0)
+    some, none = (ShardPlayer(Rules(), dataclasses.replace(settings, bid_share=share)).play_shard(0) for share in (0.5, 0.0))
+    play = every["phase"] == Phase.PLAY
+    for data in (some, none):  # the same hands: every card decision is there, labelled as before
+        cards = data["phase"] == Phase.PLAY
+        for key in ("obs_bits", "values", "action", "outcome"):
+            np.testing.assert_array_equal(data[key][cards], every[key][play])
+    bids = [int((d["phase"] != Phase.PLAY).sum()) for d in (every, some, none)]
+    assert bids[0] > bids[1] > bids[2] == 0
+    player = ShardPlayer(Rules(), dataclasses.replace(settings, bid_share=0.5))
+    assert 0.3 < player._bids_labelled(0, 10_000).mean() < 0.7
+
+
 def test_the_generator_cli_reads_true_and_false_and_refuses_other_words(tmp_path, capsys):
     assert teacher_main([str(tmp_path / "data"), "--shards", "1", "--rollout-cards=maybe"]) == 2
     err = capsys.readouterr().err
@@ -321,7 +336,8 @@ def test_data_of_other_rules_or_settings_is_refused(tmp_path):
 
 @pytest.mark.parametrize(
     "change, message",
-    [({"label": "dd"}, "label"), ({"epsilon": 2.0}, "epsilon"), ({"behaviour": "heuristic"}, "NAME=NUMBER")],
+    [({"label": "dd"}, "label"), ({"epsilon": 2.0}, "epsilon"), ({"behaviour": "heuristic"}, "NAME=NUMBER"),
+     ({"bid_share": 1.5}, "bid_share")],
 )
 def test_bad_settings_name_the_problem(change, message):
     with pytest.raises(ValueError, match=message):

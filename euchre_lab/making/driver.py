@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from euchre_env import Rules
 from euchre_env.extras import require
-from euchre_lab.cli import at_least, check_ranges, fail, interrupted, remove_stale_temp_files
+from euchre_lab.cli import at_least, between, check_ranges, fail, interrupted, remove_stale_temp_files
 from euchre_lab.making import card, method
 from euchre_lab.making.journal import Journal
 from euchre_lab.making.method import Part, iteration_name
@@ -106,7 +106,7 @@ def labelling(run: MakeRun, k: int, refill: bool = False) -> tuple[Any, int]:
     previous = None if k == 0 else run.agent_path(k - 1)
     labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
     playout = run.playout_net_path(k) if method.uses_playout_net(a, k) and not refill else None
-    return method.teacher_settings(k, previous, a.seed, hands, labels, refill, playout), hands
+    return method.teacher_settings(k, previous, a.seed, hands, labels, refill, playout, a.bid_share), hands
 
 
 def learning_parts(run: MakeRun, k: int) -> list[Part]:
@@ -276,7 +276,7 @@ def prepare(args: Args) -> MakeRun:
     check_ranges(args, {"workers": at_least(1), "torch_threads": at_least(0), "iterations": at_least(0),
                         "hands": at_least(16), "bootstrap_hands": at_least(16), "seed": at_least(0), "rollout_all_from": at_least(0),
                         "replay": at_least(1), "rollout_hands": at_least(0), "finetune_steps": at_least(0),
-                        "curve_pairs": at_least(1), "final_pairs": at_least(1)})
+                        "curve_pairs": at_least(1), "final_pairs": at_least(1), "bid_share": between(0, 1)})
     Rules.from_dict(args.rules)
     check_start(args)
     check_finetune(args)

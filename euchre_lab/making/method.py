@@ -128,9 +128,10 @@ def playout_name(k: int) -> str:
 
 
 def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: str, refill: bool = False,
-                     playout: str | None = None):
+                     playout: str | None = None, bid_share: float = 1.0):
     """The labelling of iteration k (0: the bootstrap's open-hand labels of heuristic play; else `labels` labels of
-    `agent`'s play, its play-outs played by the agent file `playout`, else by `agent`); a refill draws other deals."""
+    `agent`'s play, its play-outs played by the agent file `playout`, else by `agent`, the bids of `bid_share` of its
+    hands labelled); a refill draws other deals."""
     from euchre_agents.network import native_bfloat16
     from euchre_agents.teacher_data import TeacherSettings
 
@@ -143,7 +144,7 @@ def teacher_settings(k: int, agent: str | None, seed: int, hands: int, labels: s
     return TeacherSettings(label="rollout" if everything else labels, rollout_cards=everything,
                            behaviour=f"{spec}={BEHAVIOUR_SHARE},heuristic={1 - BEHAVIOUR_SHARE:.1f}",
                            rollout_agent=f"ppo:{playout or agent}" + (",bf16" if native_bfloat16() else ""), epsilon=EPSILON,
-                           games_per_shard=per_shard, seed=data_seed)
+                           bid_share=bid_share, games_per_shard=per_shard, seed=data_seed)
 
 
 def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
