@@ -71,9 +71,8 @@ class Args:
     {}: the agent plays its own play-outs (256 x 2 costs about half the agent's labelling time)"""
     bid_share: float = 1.0
     """share of each iteration's hands whose bids, alone calls and discards are labelled; the rest label their cards
-    only. A bid's play-outs are about 60% of a double-dummy iteration's labelling and 35% of a play-out iteration's,
-    and the method's agent bids as well as the shipped one where its cards fall behind: a share below 1 buys more
-    hands of card labels in the same time"""
+    only (a bid's play-outs, the whole hand for each legal bid, are about 60% of a double-dummy iteration's labelling
+    and 35% of a play-out iteration's)"""
     replay: int = 2
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
     size stays one pass over two iterations' data however many the replay holds (a larger replay is fewer passes
