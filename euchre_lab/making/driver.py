@@ -140,8 +140,6 @@ def replay_iterations(run: MakeRun, k: int) -> list[int]:
 def replay_folders(run: MakeRun, k: int) -> list[Path]:
     """The data iteration k distils: its own, and the iterations' before it within the replay; a folder that is gone
     (a run moved to another machine with its agent and journal only) is refilled by the current agent."""
-    if k == 0:
-        return [run.data_path(0)]
     folders = []
     for j in replay_iterations(run, k):
         folder = run.data_path(j)
