@@ -449,18 +449,24 @@ def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tm
 
 
 def test_bid_share_shapes_every_iteration_s_labels_but_not_the_bootstrap_s(tmp_path):
-    from euchre_lab.making.driver import MakeRun, labelling
+    from euchre_lab.making.driver import MakeRun, labelling, learning_parts
+    from euchre_lab.making.method import decisions_per_hand
     from euchre_lab.making.options import Args
 
     run = MakeRun(Args(bid_share=0.25), tmp_path, journal=None)
     assert labelling(run, 0)[0].bid_share == 1.0   # open-hand labels of bids cost no play-out
     assert [labelling(run, k)[0].bid_share for k in (1, 16)] == [0.25, 0.25]
     assert labelling(run, 1, refill=True)[0].bid_share == 0.25
+    every_bid = MakeRun(Args(bid_share=1.0), tmp_path, journal=None)
+    size, size_every_bid = (learning_parts(r, 1)[1].size for r in (run, every_bid))   # its ETA: fewer decisions a hand
+    assert size / size_every_bid == pytest.approx(decisions_per_hand(0.25) / decisions_per_hand(1.0))
+    assert decisions_per_hand(0.25) / decisions_per_hand(1.0) == pytest.approx(0.76, abs=0.01)
+    assert learning_parts(run, 0)[1].size == learning_parts(every_bid, 0)[1].size   # the bootstrap labels every bid
 
 
 def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tmp_path):
     from euchre_lab.making.driver import MakeRun, labelling, learning_parts
-    from euchre_lab.making.method import DECISIONS_PER_HAND, PLAYOUT_NET_TRAINING, iteration_hands
+    from euchre_lab.making.method import PLAYOUT_NET_TRAINING, decisions_per_hand, iteration_hands
     from euchre_lab.making.options import Args
 
     small = {"hidden_size": 256, "num_layers": 2}
@@ -470,9 +476,10 @@ def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tm
     assert [p.name for p in parts[2]] == ["iter_002/label", "iter_002/distil", "iter_002/export"]
     assert [p.name for p in parts[3]] == ["iter_003/playout_net", "iter_003/label", "iter_003/distil", "iter_003/export"]
     assert (parts[2][0].kind, parts[3][1].kind) == ("label_rollout", "label_playout_net")   # each its own rate
-    assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 64_000 * DECISIONS_PER_HAND   # a fixed size, from scratch
-    assert parts[3][2].size == pytest.approx((64_000 + 256_000) * DECISIONS_PER_HAND)   # one pass over the replay it holds
-    assert parts[4][2].size == pytest.approx(2 * 256_000 * DECISIONS_PER_HAND)
+    every_bid = decisions_per_hand(1.0)
+    assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 64_000 * every_bid   # a fixed size, from scratch
+    assert parts[3][2].size == pytest.approx((64_000 + 256_000) * every_bid)   # one pass over the replay it holds
+    assert parts[4][2].size == pytest.approx(2 * 256_000 * every_bid)
     settings, hands = labelling(run, 3)
     assert hands == 256_000 and settings.rollout_agent.split(",")[0] == f"ppo:{run.playout_net_path(3)}"
     assert settings.behaviour.startswith(f"ppo:{run.agent_path(2)}=")   # the agent still plays the hands

@@ -115,14 +115,15 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     a, name = run.args, iteration_name(k)
     settings, hands = labelling(run, k)
     previous = None if k == 0 else run.agent_path(k - 1)
-    replay = replay_iterations(run, k)
-    replay_hands = sum(a.bootstrap_hands if j == 0 else method.iteration_hands(a, j) for j in replay)
-    samples = replay_hands * method.DECISIONS_PER_HAND * method.distil_passes(k, len(replay))
+    replay = method.replay_iterations(run, k)
+    decisions = sum(a.bootstrap_hands * method.decisions_per_hand(1.0) if j == 0
+                    else method.iteration_hands(a, j) * method.decisions_per_hand(a.bid_share) for j in replay)
+    samples = decisions * method.distil_passes(k, len(replay))
     kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
     kind = "label_playout_net" if method.uses_playout_net(a, k) else kind
     playout = []
     if method.uses_playout_net(a, k):
-        size = method.PLAYOUT_NET_TRAINING["passes"] * a.hands * method.DECISIONS_PER_HAND
+        size = method.PLAYOUT_NET_TRAINING["passes"] * a.hands * method.decisions_per_hand(a.bid_share)
         playout = [Part(f"{name}/playout_net", "distil_playout", size,
                         lambda r: method.playout_net(r, k, replay_folders(r, k)[:-1]))]
     return playout + [
@@ -132,16 +133,11 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     ]
 
 
-def replay_iterations(run: MakeRun, k: int) -> list[int]:
-    """The iterations whose data iteration k distils: its own and those before it within the replay (the bootstrap: 0)."""
-    return list(range(max(1, k - run.args.replay + 1), k + 1)) if k else [0]
-
-
 def replay_folders(run: MakeRun, k: int) -> list[Path]:
     """The data iteration k distils: its own, and the iterations' before it within the replay; a folder that is gone
     (a run moved to another machine with its agent and journal only) is refilled by the current agent."""
     folders = []
-    for j in replay_iterations(run, k):
+    for j in method.replay_iterations(run, k):
         folder = run.data_path(j)
         if j < k and not folder.exists():
             folder = run.folder / "data" / f"refill_{j:03d}"

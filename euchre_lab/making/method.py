@@ -62,8 +62,15 @@ CURVE_OPPONENTS = ("pimc", "heuristic")
 CURVE_SEED = 46_100
 FINAL_SEEDS = {"pimc": 46_201, "heuristic": 46_202, "shipped": 46_203, "start": 46_204}
 """Deals of the matches: the same for every iteration and every run, and used for nothing else."""
-DECISIONS_PER_HAND = 16.6
-"""Labelled decisions per hand (3,304,332 in 198,144 hands of the records' first round): sizes a distillation whose data is not written yet."""
+CARD_DECISIONS_PER_HAND = 11.3
+BID_DECISIONS_PER_HAND = 5.3
+"""Labelled card plays, and bids, alone calls and discards, per hand (16.6 in all: 1,061,486 decisions in 64,000 hands
+of every hand's bids, 1,117,799 in 99,072 hands of none): size a distillation whose data is not written yet."""
+
+
+def decisions_per_hand(bid_share: float) -> float:
+    """Labelled decisions per hand where `bid_share` of the hands have their bids labelled."""
+    return CARD_DECISIONS_PER_HAND + BID_DECISIONS_PER_HAND * bid_share
 
 
 @dataclass
@@ -183,7 +190,7 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
 
 def playout_net_args(run: Any, k: int, folders: list[Path], resume: str):
     """train.py's `Args` of the distillation of iteration k's play-out network, from scratch."""
-    passes = PLAYOUT_NET_TRAINING["passes"] * run.args.hands * DECISIONS_PER_HAND / max(1, decisions_in(folders))
+    passes = PLAYOUT_NET_TRAINING["passes"] * run.args.hands * decisions_per_hand(run.args.bid_share) / max(1, decisions_in(folders))
     training = {"learning_rate": PLAYOUT_NET_TRAINING["learning_rate"], "distill_epochs": passes}
     return distillation_args(run, playout_name(k), run.args.rollout_network, training, k, folders, "", resume)
 
@@ -296,6 +303,11 @@ def export_finetune(run: Any, k: int) -> dict[str, Any]:
     return exported
 
 
+def replay_iterations(run: Any, k: int) -> list[int]:
+    """The iterations whose data iteration k distils: its own and those before it within the replay (the bootstrap: 0)."""
+    return list(range(max(1, k - run.args.replay + 1), k + 1)) if k else [0]
+
+
 def export(run: Any, k: int) -> dict[str, Any]:
     """agents/iter_K.pt from the distillation's last checkpoint; the earlier agent and the data that no longer fits the
     replay go, and so do the distillation's checkpoints (its TensorBoard logs stay)."""
@@ -305,7 +317,7 @@ def export(run: Any, k: int) -> dict[str, Any]:
     for old in agent.parent.glob("*.pt"):
         if old != agent:
             old.unlink()
-    keep = {run.data_path(j) for j in range(max(1, k - run.args.replay + 2), k + 1)}
+    keep = {run.data_path(j) for j in replay_iterations(run, k + 1)[:-1]}
     for folder in (run.folder / "data").glob("*"):
         if folder not in keep:
             shutil.rmtree(folder)
