@@ -14,7 +14,7 @@ from euchre_agents.atomic import write_atomic
 from euchre_env import Rules
 from euchre_env.named_tables import table_name
 from euchre_lab.making.journal import FORMAT
-from euchre_lab.making.method import FINETUNE, finetune_name
+from euchre_lab.making.method import CURVE_SEED, FINETUNE, finetune_name
 from euchre_lab.making.options import BOOTSTRAP, preset_of
 
 CURVE_FIGURE = "curve.png"
@@ -168,16 +168,31 @@ def card_text(run: Any, final: str, planned: list[str]) -> str:
     """MODEL_CARD.md from the journal: the preset and command, the commit, the machine, each part's wall time, the
     curve and the final matches with their seeds. Times count the parts named in `planned` (the preset's plan), not
     the parts an earlier preset of a continued run played."""
+    parts = {name: run.journal.data["parts"][name] for name in planned if name in run.journal.data["parts"]}
+    lines = header_lines(run, final, parts)
+    lines += ["", "## Wall time by iteration", "", *iteration_rows(run, parts)]
+    lines += finetune_lines(run, parts)
+    lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
+    lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(parts)]
+    lines += curve_lines(run)
+    lines += final_lines(final, parts)
+    lines += ["", "## Exploitability", "", *probe_lines(run), "",
+              "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
+    return "\n".join(lines)
+
+
+def header_lines(run: Any, final: str, parts: dict[str, Any]) -> list[str]:
+    """The card's title and its facts: the table, the commands and preset, the commit, the machine, the wall time,
+    the first agent and the weights' sha256."""
     from euchre_lab.evaluation.match_result import rules_label
 
     j = run.journal.data
-    parts = {name: j["parts"][name] for name in planned if name in j["parts"]}
     others = len(j["parts"]) - len(parts)
     agent = run.folder / "agent.pt"
     made = made_by(run)
     kept = agent_made_by(agent) or made  # what made agent.pt, not a later command that only rewrote this card
     table = table_name(Rules.from_dict(run.args.rules))
-    lines = [
+    return [
         f"# Model card: {agent}",
         "",
         f"A play-only Euchre agent (`ppo:{agent}`) for the table **{table or rules_label(run.args.rules)}**, made by "
@@ -195,30 +210,31 @@ def card_text(run: Any, final: str, planned: list[str]) -> str:
         + (f"; the journal keeps {others} more part(s) of an earlier preset, not counted" if others else ""),
         f"- **First agent:** {first_agent(run)}",
         f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",
-        "",
-        "## Wall time by iteration",
-        "",
-        *iteration_rows(run, parts),
     ]
-    lines += finetune_lines(run, parts)
-    lines += ["", "## Where the time goes", "", "| kind of part | wall time | share |", "|---|---:|---:|"]
-    lines += [f"| {kind} | {_hours(seconds)} | {100 * share:.0f}% |" for kind, seconds, share in profile(parts)]
-    lines += ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {46_100})", "",
-              f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
+
+
+def curve_lines(run: Any) -> list[str]:
+    """The learning curve's figure and its table: each stage's margins against `pimc` and `heuristic`."""
+    j = run.journal.data
+    lines = ["", f"## Learning curve ({run.args.curve_pairs:,} pairs per point, deals of seed {CURVE_SEED})", "",
+             f"![learning curve]({CURVE_FIGURE})", "", "| iteration | vs pimc | vs heuristic |", "|---|---|---|"]
     pimc, heuristic = dict(curve_points(j, "pimc")), dict(curve_points(j, "heuristic"))
     for k in sorted(set(pimc) | set(heuristic)):
         lines.append(f"| {stage_label(k)} | {_margin(pimc.get(k))} | {_margin(heuristic.get(k))} |")
-    lines += ["", "## Final matches (duplicate deals, 95% intervals)", "",
-              "| opponent | pairs | margin per hand | point share | seed | wall time |", "|---|---:|---|---|---:|---:|"]
+    return lines
+
+
+def final_lines(final: str, parts: dict[str, Any]) -> list[str]:
+    """The table of the final matches that finished: opponent, pairs, margin, point share, seed and wall time."""
+    lines = ["", "## Final matches (duplicate deals, 95% intervals)", "",
+             "| opponent | pairs | margin per hand | point share | seed | wall time |", "|---|---:|---|---|---:|---:|"]
     for name, record in parts.items():
         if name.startswith(f"{final}/vs_") and record.get("status") == "finished":
             f = record["facts"]
             share = f["point_share"]
             lines.append(f"| `{f['opponent']}` | {f['pairs']:,} | **{_margin(f['margin'])}** | {100 * share['value']:.1f}% | "
                          f"{f['seed']} | {_hours(record['wall_s'])} |")
-    lines += ["", "## Exploitability", "", *probe_lines(run), "",
-              "Every part's settings, facts and wall time are in `journal.json` beside this card.", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def iteration_rows(run: Any, parts: dict[str, Any]) -> list[str]:
