@@ -188,9 +188,14 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
     return distillation_args(run, iteration_name(k), run.args.network, training, k, folders, init, resume)
 
 
+def playout_net_samples(args: Any) -> float:
+    """Samples of a play-out network's distillation: `passes` passes over one iteration of `hands` hands."""
+    return PLAYOUT_NET_TRAINING["passes"] * args.hands * decisions_per_hand(args.bid_share)
+
+
 def playout_net_args(run: Any, k: int, folders: list[Path], resume: str):
     """train.py's `Args` of the distillation of iteration k's play-out network, from scratch."""
-    passes = PLAYOUT_NET_TRAINING["passes"] * run.args.hands * decisions_per_hand(run.args.bid_share) / max(1, decisions_in(folders))
+    passes = playout_net_samples(run.args) / max(1, decisions_in(folders))
     training = {"learning_rate": PLAYOUT_NET_TRAINING["learning_rate"], "distill_epochs": passes}
     return distillation_args(run, playout_name(k), run.args.rollout_network, training, k, folders, "", resume)
 
