@@ -448,14 +448,14 @@ def test_the_replay_sets_the_folders_an_iteration_distils_and_not_its_samples(tm
     assert learning_parts(run, 1)[1].size == pytest.approx(samples[0] / 2)   # the first iteration has one iteration's data
 
 
-def test_bid_share_shapes_every_iteration_s_labels_but_not_the_bootstrap_s(tmp_path):
+def test_bid_share_shapes_the_double_dummy_iterations_labels_only(tmp_path):
     from euchre_lab.making.driver import MakeRun, labelling, learning_parts
     from euchre_lab.making.method import decisions_per_hand
     from euchre_lab.making.options import Args
 
-    run = MakeRun(Args(bid_share=0.25), tmp_path, journal=None)
+    run = MakeRun(Args(bid_share=0.25, rollout_all_from=13), tmp_path, journal=None)
     assert labelling(run, 0)[0].bid_share == 1.0   # open-hand labels of bids cost no play-out
-    assert [labelling(run, k)[0].bid_share for k in (1, 16)] == [0.25, 0.25]
+    assert [labelling(run, k)[0].bid_share for k in (1, 12, 13, 16)] == [0.25, 0.25, 1.0, 1.0]   # play-outs: every bid
     assert labelling(run, 1, refill=True)[0].bid_share == 0.25
     every_bid = MakeRun(Args(bid_share=1.0), tmp_path, journal=None)
     size, size_every_bid = (learning_parts(r, 1)[1].size for r in (run, every_bid))   # its ETA: fewer decisions a hand
@@ -464,13 +464,24 @@ def test_bid_share_shapes_every_iteration_s_labels_but_not_the_bootstrap_s(tmp_p
     assert learning_parts(run, 0)[1].size == learning_parts(every_bid, 0)[1].size   # the bootstrap labels every bid
 
 
+def test_double_dummy_iterations_distil_at_twice_the_play_out_iterations_rate(tmp_path):
+    from euchre_lab.making.driver import MakeRun
+    from euchre_lab.making.method import training_args
+    from euchre_lab.making.options import Args
+
+    run = MakeRun(Args(rollout_all_from=7), tmp_path, journal=None)
+    rates = [training_args(run, k, [tmp_path], "", "").learning_rate for k in (0, 1, 6, 7, 10)]
+    assert rates == [1e-3, 5e-4, 5e-4, 2.5e-4, 2.5e-4]   # the bootstrap from scratch; then double-dummy, play-outs
+    assert training_args(MakeRun(Args(rollout_all_from=0), tmp_path, journal=None), 20, [tmp_path], "", "").learning_rate == 5e-4
+
+
 def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tmp_path):
     from euchre_lab.making.driver import MakeRun, labelling, learning_parts
     from euchre_lab.making.method import PLAYOUT_NET_TRAINING, decisions_per_hand, iteration_hands
     from euchre_lab.making.options import Args
 
     small = {"hidden_size": 256, "num_layers": 2}
-    run = MakeRun(Args(rollout_all_from=3, rollout_hands=256_000, rollout_network=small), tmp_path, journal=None)
+    run = MakeRun(Args(hands=64_000, rollout_all_from=3, rollout_hands=256_000, rollout_network=small), tmp_path, journal=None)
     assert [iteration_hands(run.args, k) for k in (1, 2, 3, 4)] == [64_000, 64_000, 256_000, 256_000]
     parts = {k: learning_parts(run, k) for k in (2, 3, 4)}
     assert [p.name for p in parts[2]] == ["iter_002/label", "iter_002/distil", "iter_002/export"]
@@ -478,7 +489,8 @@ def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tm
     assert (parts[2][0].kind, parts[3][1].kind) == ("label_rollout", "label_playout_net")   # each its own rate
     every_bid = decisions_per_hand(1.0)
     assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 64_000 * every_bid   # a fixed size, from scratch
-    assert parts[3][2].size == pytest.approx((64_000 + 256_000) * every_bid)   # one pass over the replay it holds
+    # one pass over the replay it holds: a double-dummy iteration's hands (a third with their bids), a play-out one's
+    assert parts[3][2].size == pytest.approx(64_000 * decisions_per_hand(1 / 3) + 256_000 * every_bid)
     assert parts[4][2].size == pytest.approx(2 * 256_000 * every_bid)
     settings, hands = labelling(run, 3)
     assert hands == 256_000 and settings.rollout_agent.split(",")[0] == f"ppo:{run.playout_net_path(3)}"

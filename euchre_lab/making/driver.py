@@ -102,11 +102,11 @@ def finetune_parts(run: MakeRun) -> list[Part]:
 def labelling(run: MakeRun, k: int, refill: bool = False) -> tuple[Any, int]:
     """(teacher settings, hands) of the bootstrap's (k = 0) or iteration k's labelling, or of a refill of its replay."""
     a = run.args
-    hands = a.bootstrap_hands if k == 0 else method.iteration_hands(a, k)
+    hands = method.iteration_hands(a, k)
     previous = None if k == 0 else run.agent_path(k - 1)
     labels = method.iteration_labels(a.labels, a.rollout_all_from, k)
     playout = run.playout_net_path(k) if method.uses_playout_net(a, k) and not refill else None
-    return method.teacher_settings(k, previous, a.seed, hands, labels, refill, playout, a.bid_share), hands
+    return method.teacher_settings(k, previous, a.seed, hands, labels, refill, playout, method.iteration_bid_share(a, k)), hands
 
 
 def learning_parts(run: MakeRun, k: int) -> list[Part]:
@@ -116,9 +116,7 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     settings, hands = labelling(run, k)
     previous = None if k == 0 else run.agent_path(k - 1)
     replay = method.replay_iterations(run, k)
-    decisions = sum(a.bootstrap_hands * method.decisions_per_hand(1.0) if j == 0
-                    else method.iteration_hands(a, j) * method.decisions_per_hand(a.bid_share) for j in replay)
-    samples = decisions * method.distil_passes(k, len(replay))
+    samples = sum(method.iteration_decisions(a, j) for j in replay) * method.distil_passes(a, k, len(replay))
     kind = "label_rollout_all" if settings.rollout_cards else f"label_{settings.label}"   # each its own rate for the ETAs
     kind = "label_playout_net" if method.uses_playout_net(a, k) else kind
     playout = []

@@ -15,10 +15,11 @@ FORMAT = "euchre-making-v1"
 GROWS = ("iterations", "final_pairs")
 """Preset keys a run may change when it continues: more iterations continue a finished run, and another
 `final_pairs` plays the final matches again at that size (a pilot's small final matches, then full ones)."""
-BEFORE_KEY = {"rollout_all_from": 0, "finetune_steps": 0}
+BEFORE_KEY = {"rollout_all_from": 0, "finetune_steps": 0, "rollout_hands": 0, "bid_share": 1.0}
 """What a run made before a preset key existed did, where that is not the key's default today: a journal that lacks
 `rollout_all_from` comes from a run whose labels never switched, one that lacks `finetune_steps` from a run
-without a fine-tune."""
+without a fine-tune, `rollout_hands` from one whose every iteration labelled `hands` hands, `bid_share` from one
+that labelled every hand's bids."""
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> str | None:

@@ -9,11 +9,13 @@ Every iteration then takes the current agent to the next by the same three steps
    every action is visited), every decision valued: bids, alone calls and discards by the agent's own play-outs of
    the hand after each action (`labels: rollout`) or double-dummy (`labels: true`), cards double-dummy; or every
    decision, cards too, by the agent's play-outs (`labels: rollout_all`; from iteration `rollout_all_from` on,
-   whatever `labels` says) (`euchre_agents.teacher`). Those play-out iterations may label `rollout_hands` hands
-   each, and their play-outs may be played by a smaller `rollout_network`, distilled afresh at the start of each
-   iteration from the labels of the one before;
+   whatever `labels` says) (`euchre_agents.teacher`). The double-dummy iterations label the bids of `bid_share` of
+   their hands (the rest their cards only); the play-out iterations label every hand's, may label `rollout_hands`
+   hands each, and their play-outs may be played by a smaller `rollout_network`, distilled afresh at the start of
+   each iteration from the labels of the one before;
 2. **distil** the values into the agent, from its own weights, over a replay of the last `replay` iterations' data,
-   as many samples as one pass over two iterations' data (`euchre_lab.training.distill`);
+   as many samples as one pass over two iterations' data, at 5e-4 in the double-dummy iterations and 2.5e-4 in the
+   play-out ones (`euchre_lab.training.distill`);
 3. **export** the play-only agent, and measure it: the learning-curve matches against `pimc` and `heuristic`.
 
 On a CPU with AMX (`native_bfloat16`) the play-outs run the agent's trunk in bfloat16 and distillation
@@ -46,7 +48,12 @@ EPSILON = 0.1
 """Share of moves made uniformly at random while labelling."""
 GAMES_PER_SHARD = 256
 BOOTSTRAP_TRAINING = {"learning_rate": 1e-3, "distill_epochs": 2.0}
-ITERATION_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 1.0}
+DOUBLE_DUMMY_TRAINING = {"learning_rate": 5e-4, "distill_epochs": 1.0}
+"""The distillation of an iteration whose cards are labelled double-dummy: at twice the play-out iterations' rate,
+six iterations of 192,000 hands (a third with their bids) made better card play than twelve of 64,000 at 2.5e-4,
+in the same time (EXPERIMENTS.md)."""
+PLAYOUT_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 1.0}
+"""The distillation of an iteration whose every decision is labelled by play-outs."""
 PLAYOUT_NET_TRAINING = {"learning_rate": 1e-3, "passes": 4.0}
 """The play-out network's distillation, from scratch: as many samples as `passes` passes over one iteration of
 `hands` hands (at 256 x 2 over 64,000 hands, 77 s; it played 0.10 points a hand below the agent it learned from,
@@ -119,14 +126,40 @@ def iteration_labels(labels: str, rollout_all_from: int, k: int) -> str:
 
 
 def iteration_hands(args: Any, k: int) -> int:
-    """Hands iteration k labels: `rollout_hands` in the play-out iterations where it is set, else `hands`."""
-    rollout = iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
-    return args.rollout_hands if k and rollout and args.rollout_hands else args.hands
+    """Hands iteration k labels: the bootstrap's (k = 0) `bootstrap_hands`, `rollout_hands` in the play-out
+    iterations where it is set, else `hands`."""
+    if k == 0:
+        return args.bootstrap_hands
+    return args.rollout_hands if is_playout_iteration(args, k) and args.rollout_hands else args.hands
+
+
+def is_playout_iteration(args: Any, k: int) -> bool:
+    """Whether iteration k labels every decision, cards too, by play-outs (the bootstrap: no)."""
+    return bool(k) and iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
+
+
+def iteration_bid_share(args: Any, k: int) -> float:
+    """Share of iteration k's hands whose bids are labelled: `bid_share` in the double-dummy iterations, every hand's
+    in the bootstrap (open-hand labels cost no play-out) and in the play-out iterations."""
+    return 1.0 if k == 0 or is_playout_iteration(args, k) else args.bid_share
+
+
+def iteration_training(args: Any, k: int) -> dict[str, float]:
+    """Learning rate and passes of iteration k's distillation: the bootstrap's, a double-dummy or a play-out one's."""
+    if k == 0:
+        return BOOTSTRAP_TRAINING
+    return PLAYOUT_TRAINING if is_playout_iteration(args, k) else DOUBLE_DUMMY_TRAINING
+
+
+def iteration_decisions(args: Any, k: int) -> float:
+    """Labelled decisions iteration k's data will hold (by the measured decisions a hand): size its distillation
+    before the data is written."""
+    return iteration_hands(args, k) * decisions_per_hand(iteration_bid_share(args, k))
 
 
 def uses_playout_net(args: Any, k: int) -> bool:
     """Whether iteration k's play-outs are played by a `rollout_network` distilled for it."""
-    return bool(k and args.rollout_network) and iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
+    return bool(args.rollout_network) and is_playout_iteration(args, k)
 
 
 def playout_name(k: int) -> str:
@@ -175,22 +208,22 @@ def label(run: Any, folder: Path, settings: Any, hands: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- distil and export
 
 
-def distil_passes(k: int, folders: int) -> float:
+def distil_passes(args: Any, k: int, folders: int) -> float:
     """Passes over its replay of `folders` folders that iteration k's distillation makes (the bootstrap's: two)."""
-    if k == 0:
-        return BOOTSTRAP_TRAINING["distill_epochs"]
-    return ITERATION_TRAINING["distill_epochs"] * min(k, SAMPLED_ITERATIONS) / folders
+    passes = iteration_training(args, k)["distill_epochs"]
+    return passes if k == 0 else passes * min(k, SAMPLED_ITERATIONS) / folders
 
 
 def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str):
     """train.py's `Args` of iteration k's distillation."""
-    training = {**(ITERATION_TRAINING if k else BOOTSTRAP_TRAINING), "distill_epochs": distil_passes(k, len(folders))}
+    training = {**iteration_training(run.args, k), "distill_epochs": distil_passes(run.args, k, len(folders))}
     return distillation_args(run, iteration_name(k), run.args.network, training, k, folders, init, resume)
 
 
 def playout_net_samples(args: Any) -> float:
-    """Samples of a play-out network's distillation: `passes` passes over one iteration of `hands` hands."""
-    return PLAYOUT_NET_TRAINING["passes"] * args.hands * decisions_per_hand(args.bid_share)
+    """Samples of a play-out network's distillation: `passes` passes over `hands` hands of a play-out iteration's
+    labels (every decision)."""
+    return PLAYOUT_NET_TRAINING["passes"] * args.hands * decisions_per_hand(1.0)
 
 
 def playout_net_args(run: Any, k: int, folders: list[Path], resume: str):

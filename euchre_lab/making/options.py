@@ -50,29 +50,29 @@ class Args:
     """show progress bars"""
     rules: dict = field(default_factory=dict)
     """the table: rules that differ from euchre_env.Rules' defaults (key=value items or a YAML mapping)"""
-    iterations: int = 16
+    iterations: int = 10
     """iterations after the bootstrap, each of the same budget; raising it later continues a finished run"""
-    hands: int = 64_000
-    """each iteration's budget: hands played by the current agent and labelled by its play-outs"""
+    hands: int = 192_000
+    """each iteration's budget: hands played by the current agent and labelled"""
     labels: str = "rollout"
     """how an iteration values bids, alone calls and discards: `rollout` (the current agent's play-outs of the hand) or
     `true` (double-dummy, as the bootstrap; cheaper, but it credits a bid with card play no seat can make), cards
     double-dummy either way; or `rollout_all`: every decision, cards too, by the agent's play-outs (about 1.5 times
     the labelling time of `rollout`)"""
-    rollout_all_from: int = 13
+    rollout_all_from: int = 7
     """the first iteration whose labels are `rollout_all` whatever `labels` says (0: none): double-dummy card labels
     are cheap and as good as play-outs while the agent is weak, play-outs better once those level off"""
-    rollout_hands: int = 0
+    rollout_hands: int = 64_000
     """hands of each iteration from `rollout_all_from` on (0: `hands`): play-out labels still gain from more hands
     where more iterations of `hands` have levelled off"""
     rollout_network: dict = field(default_factory=dict)
     """hidden_size and num_layers of a smaller network that plays the play-outs of the iterations from
     `rollout_all_from` on (2 or more), distilled afresh at the start of each from the labels of the one before;
     {}: the agent plays its own play-outs (256 x 2 costs about half the agent's labelling time)"""
-    bid_share: float = 1.0
-    """share of each iteration's hands whose bids, alone calls and discards are labelled; the rest label their cards
-    only (a bid's play-outs, the whole hand for each legal bid, are about 60% of a double-dummy iteration's labelling
-    and 35% of a play-out iteration's)"""
+    bid_share: float = 1 / 3
+    """share of each double-dummy iteration's hands (those before `rollout_all_from`) whose bids, alone calls and
+    discards are labelled; the rest label their cards only, which costs about a third as much (a bid's play-outs play
+    the whole hand for each legal bid). The play-out iterations label every hand's bids"""
     replay: int = 2
     """iterations of labelled data each distillation draws from: its own and the ones before it. The distillation's
     size stays one pass over two iterations' data however many the replay holds (a larger replay is fewer passes
