@@ -488,7 +488,7 @@ def test_rollout_hands_and_rollout_network_shape_only_the_play_out_iterations(tm
     assert [p.name for p in parts[3]] == ["iter_003/playout_net", "iter_003/label", "iter_003/distil", "iter_003/export"]
     assert (parts[2][0].kind, parts[3][1].kind) == ("label_rollout", "label_playout_net")   # each its own rate
     every_bid = decisions_per_hand(1.0)
-    assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 64_000 * every_bid   # a fixed size, from scratch
+    assert parts[3][0].size == PLAYOUT_NET_TRAINING["passes"] * 256_000 * every_bid   # over the labels it serves
     # one pass over the replay it holds: a double-dummy iteration's hands (a third with their bids), a play-out one's
     assert parts[3][2].size == pytest.approx(64_000 * decisions_per_hand(1 / 3) + 256_000 * every_bid)
     assert parts[4][2].size == pytest.approx(2 * 256_000 * every_bid)

@@ -121,7 +121,7 @@ def learning_parts(run: MakeRun, k: int) -> list[Part]:
     kind = "label_playout_net" if method.uses_playout_net(a, k) else kind
     playout = []
     if method.uses_playout_net(a, k):
-        playout = [Part(f"{name}/playout_net", "distil_playout", method.playout_net_samples(a),
+        playout = [Part(f"{name}/playout_net", "distil_playout", method.playout_net_samples(a, k),
                         lambda r: method.playout_net(r, k, replay_folders(r, k)[:-1]))]
     return playout + [
         Part(f"{name}/label", kind, hands, lambda r: method.label(r, r.data_path(k), settings, hands)),

@@ -55,9 +55,9 @@ in the same time (EXPERIMENTS.md)."""
 PLAYOUT_TRAINING = {"learning_rate": 2.5e-4, "distill_epochs": 1.0}
 """The distillation of an iteration whose every decision is labelled by play-outs."""
 PLAYOUT_NET_TRAINING = {"learning_rate": 1e-3, "passes": 4.0}
-"""The play-out network's distillation, from scratch: as many samples as `passes` passes over one iteration of
-`hands` hands (at 256 x 2 over 64,000 hands, 77 s; it played 0.10 points a hand below the agent it learned from,
-and its labels made as good an iteration as the agent's own: EXPERIMENTS.md)."""
+"""The play-out network's distillation, from scratch: as many samples as `passes` passes over the labels of the
+play-out iteration it serves (at 256 x 2 over 64,000 hands, 77 s; it played 0.10 points a hand below the agent it
+learned from, and its labels made as good an iteration as the agent's own: EXPERIMENTS.md)."""
 SAMPLED_ITERATIONS = 2
 """An iteration's distillation draws as many samples as `distill_epochs` passes over this many iterations' data,
 whatever its replay holds, so that its cost does not grow with the replay."""
@@ -220,15 +220,16 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
     return distillation_args(run, iteration_name(k), run.args.network, training, k, folders, init, resume)
 
 
-def playout_net_samples(args: Any) -> float:
-    """Samples of a play-out network's distillation: `passes` passes over `hands` hands of a play-out iteration's
-    labels (every decision)."""
-    return PLAYOUT_NET_TRAINING["passes"] * args.hands * decisions_per_hand(1.0)
+
+
+def playout_net_samples(args: Any, k: int) -> float:
+    """Samples of the distillation of play-out iteration k's network: `passes` passes over that iteration's labels."""
+    return PLAYOUT_NET_TRAINING["passes"] * iteration_decisions(args, k)
 
 
 def playout_net_args(run: Any, k: int, folders: list[Path], resume: str):
     """train.py's `Args` of the distillation of iteration k's play-out network, from scratch."""
-    passes = playout_net_samples(run.args) / max(1, decisions_in(folders))
+    passes = playout_net_samples(run.args, k) / max(1, decisions_in(folders))
     training = {"learning_rate": PLAYOUT_NET_TRAINING["learning_rate"], "distill_epochs": passes}
     return distillation_args(run, playout_name(k), run.args.rollout_network, training, k, folders, "", resume)
 
