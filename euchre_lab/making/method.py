@@ -125,17 +125,17 @@ def iteration_labels(labels: str, rollout_all_from: int, k: int) -> str:
     return ROLLOUT_ALL if 0 < rollout_all_from <= k else labels
 
 
+def is_playout_iteration(args: Any, k: int) -> bool:
+    """Whether iteration k labels every decision, cards too, by play-outs (the bootstrap: no)."""
+    return bool(k) and iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
+
+
 def iteration_hands(args: Any, k: int) -> int:
     """Hands iteration k labels: the bootstrap's (k = 0) `bootstrap_hands`, `rollout_hands` in the play-out
     iterations where it is set, else `hands`."""
     if k == 0:
         return args.bootstrap_hands
     return args.rollout_hands if is_playout_iteration(args, k) and args.rollout_hands else args.hands
-
-
-def is_playout_iteration(args: Any, k: int) -> bool:
-    """Whether iteration k labels every decision, cards too, by play-outs (the bootstrap: no)."""
-    return bool(k) and iteration_labels(args.labels, args.rollout_all_from, k) == ROLLOUT_ALL
 
 
 def iteration_bid_share(args: Any, k: int) -> float:
@@ -218,8 +218,6 @@ def training_args(run: Any, k: int, folders: list[Path], init: str, resume: str)
     """train.py's `Args` of iteration k's distillation."""
     training = {**iteration_training(run.args, k), "distill_epochs": distil_passes(run.args, k, len(folders))}
     return distillation_args(run, iteration_name(k), run.args.network, training, k, folders, init, resume)
-
-
 
 
 def playout_net_samples(args: Any, k: int) -> float:
