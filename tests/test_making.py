@@ -383,6 +383,7 @@ def test_a_run_continued_after_its_agent_was_shipped_does_not_play_it_against_it
     ("finetune_steps", (2, "another preset (finetune_steps: 0 there, 16384 here)")),   # its run made no fine-tune
     ("rollout_network", (2, "another preset (rollout_network.hidden_size: None there, 16 here)")),   # the agent played them
     ("bid_share", (2, "another preset (bid_share: 1.0 there, 0.5 here)")),   # every hand's bids were labelled
+    ("rollout_hands", (2, "another preset (rollout_hands: 0 there, 128 here)")),   # every iteration labelled `hands`
 ])
 def test_a_journal_written_before_a_preset_key_existed_reads_what_its_run_did(smoke, tmp_path, key, answer):
     """A key the journal lacks is taken as what its run did: the default, or what runs did before the key existed."""
