@@ -194,6 +194,28 @@ def test_a_run_killed_outright_resumes_in_place_to_the_same_agent(smoke, tmp_pat
     assert same_weights(folder / "agent.pt", smoke[0] / "agent.pt")
 
 
+def test_an_attempt_killed_outright_counts_in_the_wall_time_to_its_last_heartbeat(monkeypatch, tmp_path):
+    """The card's end-to-end time: a part killed mid-way keeps its work (shards, checkpoints), so its time counts."""
+    from euchre_lab.making import journal as journal_module
+    from euchre_lab.making.options import Args, preset_of
+
+    monkeypatch.setattr(journal_module, "HEARTBEAT_S", 0.02)
+    path, name = tmp_path / "journal.json", "iter_001/label"
+    killed = journal_module.Journal(path, preset_of(Args()))
+    killed.start(name, "label_rollout")
+    with killed.heartbeat(name):
+        deadline = time.monotonic() + 30
+        while "running_s" not in journal(tmp_path)["parts"][name] and time.monotonic() < deadline:
+            time.sleep(0.01)
+    lost = journal(tmp_path)["parts"][name]["running_s"]   # the process dies here: finish() never runs
+    assert lost > 0 and journal(tmp_path)["parts"][name]["status"] == "running"
+    resumed = journal_module.Journal(path, preset_of(Args()))
+    resumed.start(name, "label_rollout")
+    resumed.finish(name, 2.0, {"hands": 1}, None)
+    record = journal(tmp_path)["parts"][name]
+    assert record["attempts"] == 2 and record["wall_s"] == pytest.approx(lost + 2.0) and "running_s" not in record
+
+
 def test_a_run_moved_with_only_its_agent_and_journal_finishes(smoke, tmp_path):
     """Killed while labelling iteration 2: the copy lacks iteration 1's data (refilled by the current agent), the
     network that plays iteration 2's play-outs (distilled again from the refill) and iteration 2's shards (labelled

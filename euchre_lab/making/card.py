@@ -13,7 +13,7 @@ from typing import Any
 from euchre_agents.atomic import write_atomic
 from euchre_env import Rules
 from euchre_env.named_tables import table_name
-from euchre_lab.making.journal import FORMAT
+from euchre_lab.making.journal import FORMAT, HEARTBEAT_S
 from euchre_lab.making.method import CURVE_SEED, FINETUNE, finetune_name
 from euchre_lab.making.options import BOOTSTRAP, preset_of
 
@@ -21,15 +21,18 @@ CURVE_FIGURE = "curve.png"
 
 
 def machine() -> str:
-    """This machine in one line: its CPU model, cores and system, and whether the play-outs and distillation ran in
-    bfloat16 (`native_bfloat16`)."""
+    """This machine in one line: its CPU model (with its family, model and stepping numbers, which tell apart the
+    hosts that a cloud names alike), cores and system, and whether the play-outs and distillation ran in bfloat16
+    (`native_bfloat16`)."""
     from euchre_agents.network import native_bfloat16
 
     model = platform.processor() or platform.machine()
     try:
-        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                     if line.startswith("model name"))
-    except (OSError, StopIteration):
+        fields = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().split("\n\n")[0].splitlines()
+                      if ":" in line)
+        fields = {k.strip(): v.strip() for k, v in fields.items()}
+        model = f"{fields['model name']} (family {fields['cpu family']}, model {fields['model']}, stepping {fields['stepping']})"
+    except (OSError, KeyError, ValueError):
         pass
     precision = "bfloat16 play-outs and distillation" if native_bfloat16() else "float32"
     return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, {precision}"
@@ -205,8 +208,8 @@ def header_lines(run: Any, final: str, parts: dict[str, Any]) -> list[str]:
         f"- **Commit** (that made agent.pt): `{kept['commit'] or 'not a git checkout'}`",
         f"- **Machine:** {'; '.join(j.get('machines', [])) or machine()} ({run.args.workers} worker(s))",
         f"- **Wall time, end to end:** {_hours(sum(p['wall_s'] for p in parts.values()))} over {len(parts)} parts "
-        f"(an attempt killed outright is not counted); {_hours(elapsed(parts))} from the first part's start to the last "
-        f"part's end, pauses between commands included"
+        f"(an attempt killed outright counts to its last heartbeat, at most {HEARTBEAT_S:.0f} s before it stopped); "
+        f"{_hours(elapsed(parts))} from the first part's start to the last part's end, pauses between commands included"
         + (f"; the journal keeps {others} more part(s) of an earlier preset, not counted" if others else ""),
         f"- **First agent:** {first_agent(run)}",
         f"- **Weights:** sha256 `{parts[f'{final}/agent']['facts']['sha256']}`",

@@ -216,7 +216,8 @@ def run_part(run: MakeRun, part: Part, index: int, todo: list[Part]) -> None:
     say(f"[{index}] {part.name}: ETA {duration(eta(run, part))}, the run about {duration(left)} more")
     run.journal.start(part.name, part.kind)
     start = time.perf_counter()
-    facts = part.do(run)
+    with run.journal.heartbeat(part.name):
+        facts = part.do(run)
     wall = time.perf_counter() - start
     work = facts.pop("work", 0)
     run.journal.finish(part.name, wall, facts, work / wall if work and wall > 0 else None)

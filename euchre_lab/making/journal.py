@@ -3,7 +3,9 @@ with the same one, `iterations` aside), the current agent, and per part its stat
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,9 @@ BEFORE_KEY = {"rollout_all_from": 0, "finetune_steps": 0, "rollout_hands": 0, "b
 `rollout_all_from` comes from a run whose labels never switched, one that lacks `finetune_steps` from a run
 without a fine-tune, `rollout_hands` from one whose every iteration labelled `hands` hands, `bid_share` from one
 that labelled every hand's bids."""
+HEARTBEAT_S = 30.0
+"""How often a running part's time so far is journaled: an attempt killed outright (kill -9, a machine taken away)
+still counts, up to its last heartbeat, since the work it kept (shards, checkpoints) is not done again."""
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> str | None:
@@ -37,7 +42,7 @@ class Journal:
     """The journal of one run, written atomically after every change."""
 
     def __init__(self, path: Path, preset: dict[str, Any]):
-        self.path = path
+        self.path, self.lock = path, threading.Lock()
         if path.exists():
             try:
                 self.data = json.loads(path.read_text())
@@ -64,26 +69,52 @@ class Journal:
         return (self.part(name) or {}).get("status") == "finished"
 
     def start(self, name: str, kind: str) -> None:
-        """Record that the part is running (a later run continues it); `started` stays its first attempt's start."""
-        record = self.data["parts"].setdefault(name, {"kind": kind, "attempts": 0, "wall_s": 0.0, "started": _now()})
-        record.update(status="running", attempts=record["attempts"] + 1)
-        self.save()
+        """Record that the part is running (a later run continues it); `started` stays its first attempt's start, and
+        the time of an attempt that was killed outright, as its last heartbeat left it, joins the part's wall time."""
+        with self.lock:
+            record = self.data["parts"].setdefault(name, {"kind": kind, "attempts": 0, "wall_s": 0.0, "started": _now()})
+            record.update(status="running", attempts=record["attempts"] + 1,
+                          wall_s=record["wall_s"] + record.pop("running_s", 0.0))
+            self._write()
+
+    @contextlib.contextmanager
+    def heartbeat(self, name: str):
+        """While the block runs, journal the running part's time so far every `HEARTBEAT_S` seconds."""
+        stop, began = threading.Event(), time.perf_counter()
+
+        def beat() -> None:
+            while not stop.wait(HEARTBEAT_S):
+                with self.lock:
+                    self.data["parts"][name]["running_s"] = time.perf_counter() - began
+                    self._write()
+
+        thread = threading.Thread(target=beat, name=f"heartbeat {name}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
 
     def finish(self, name: str, seconds: float, facts: dict[str, Any], rate: float | None) -> None:
         """Record the part finished: its wall time (summed over its attempts), facts and measured rate."""
-        record = self.data["parts"][name]
-        record.update(status="finished", finished=_now(), wall_s=record["wall_s"] + seconds, facts=facts, rate=rate)
-        self.save()
+        with self.lock:
+            record = self.data["parts"][name]
+            record.pop("running_s", None)
+            record.update(status="finished", finished=_now(), wall_s=record["wall_s"] + seconds, facts=facts, rate=rate)
+            self._write()
 
     def forget(self, name: str) -> None:
         """Drop a part's record (its work is to be done again, for a newer agent)."""
-        self.data["parts"].pop(name, None)
-        self.save()
+        with self.lock:
+            self.data["parts"].pop(name, None)
+            self._write()
 
     def set_agent(self, k: int, path: Path) -> None:
         """Record iteration k's agent as the current one (its path within the run folder, which may move)."""
-        self.data["agent"] = {"iteration": k, "path": str(path.relative_to(self.path.parent))}
-        self.save()
+        with self.lock:
+            self.data["agent"] = {"iteration": k, "path": str(path.relative_to(self.path.parent))}
+            self._write()
 
     def rate(self, kind: str) -> float | None:
         """The latest rate this run measured for parts of this kind."""
@@ -92,6 +123,10 @@ class Journal:
 
     def save(self) -> None:
         """Write the journal atomically."""
+        with self.lock:
+            self._write()
+
+    def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, lambda f: f.write(json.dumps(self.data, indent=1).encode()))
 
