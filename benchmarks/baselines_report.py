@@ -59,7 +59,7 @@ class Options:
     """the shipped agent's score file (evaluate.py --task standard-v1 ppo), its row and its line"""
     method: str = "experiments/results/score_standard-v1_making/score.json"
     """the score file of an agent that `train.py --config configs/recipe.yaml` made, its row and its line ('' for none)"""
-    method_journal: str = "experiments/results/making_standard_16/journal.json"
+    method_journal: str = "experiments/results/making_standard_10/journal.json"
     """that run's journal (train.py --stage make), for its command and wall time"""
 
 
